@@ -1,0 +1,1 @@
+//! Message types and protocol constants shared by the mock server and the lab's checking client.

@@ -1,0 +1,3 @@
+//! Decks: the card model, loading with located errors, and validation.
+
+pub mod model;

@@ -1,0 +1,18 @@
+//! mcp-tutor: learn the subscription rules of MCP 2026-07-28 cold.
+//!
+//! The binary (`src/main.rs`) is a thin shell over this library so that benchmarks and tests
+//! can reach the grader, the store and the lab's checking client directly.
+
+pub mod check;
+pub mod cli;
+pub mod deck;
+pub mod decks_cmd;
+pub mod grade_cmd;
+pub mod grader;
+pub mod lab;
+pub mod paths;
+pub mod progress_cmd;
+pub mod quiz;
+pub mod serve;
+pub mod stats;
+pub mod term;

@@ -1,0 +1,12 @@
+//! Placeholder: owned by the issue that builds `stats`.
+
+use std::process::ExitCode;
+
+use crate::cli::Global;
+
+#[derive(Debug, clap::Args)]
+pub struct Args {}
+
+pub fn run(_args: Args, _g: &Global) -> anyhow::Result<ExitCode> {
+    anyhow::bail!("`stats` is not built yet")
+}

@@ -1,0 +1,1 @@
+//! One integration-test binary (like `just`): each module drives the real `mcp-tutor` binary.
