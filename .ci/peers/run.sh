@@ -96,6 +96,14 @@ start_server() {
 
 install_peers() {
   section "install pinned peers into $CACHE"
+  local tool
+  for tool in node npm python3; do
+    command -v "$tool" >/dev/null || { echo "peers: '$tool' is not on PATH; the peers need Node >= 20 with npm and Python >= 3.11" >&2; return 1; }
+  done
+  if [[ $(node -p 'process.versions.node.split(".")[0]') -lt 20 ]]; then
+    echo "peers: Node $(node --version) is too old; the peers need Node >= 20" >&2
+    return 1
+  fi
   mkdir -p "$CACHE"
   local npm_dir=$CACHE/npm
   local have_conf have_client

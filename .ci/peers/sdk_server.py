@@ -25,6 +25,7 @@ import mcp_types as types
 import uvicorn
 from mcp.server import Server
 from mcp.server.context import ServerRequestContext
+from mcp.shared.exceptions import MCPError
 from mcp.server.subscriptions import (
     InMemorySubscriptionBus,
     ListenHandler,
@@ -99,8 +100,6 @@ async def list_resources(
 
 async def read_resource(ctx: ServerRequestContext, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
     if str(params.uri) != NOTE_URI:
-        from mcp.shared.exceptions import MCPError
-
         raise MCPError(types.INVALID_PARAMS, f"unknown resource {params.uri}")
     return types.ReadResourceResult(
         contents=[types.TextResourceContents(uri=NOTE_URI, mime_type="text/plain", text="Buy milk.")]
