@@ -1,3 +1,258 @@
 //! Decks: the card model, loading with located errors, and validation.
+//!
+//! Loading never fails as a whole: each deck file is parsed and validated on its own, and every
+//! problem becomes a [`DeckError`] naming the file, line and column, so one broken deck never
+//! hides the others.
 
+pub mod export;
+pub mod facts;
+mod load;
 pub mod model;
+pub mod validate;
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use include_dir::{Dir, include_dir};
+use serde::Serialize;
+
+use crate::cli::Global;
+
+/// The shipped decks, embedded so an installed binary works anywhere.
+static EMBEDDED: Dir<'_> = include_dir!("$CARGO_MANIFEST_DIR/decks");
+
+/// The file beside the decks that lists PROTOCOL.md §9; never loaded as a deck.
+pub const FACTS_FILE: &str = "facts.toml";
+
+/// One loaded deck file.
+#[derive(Debug, Clone, Serialize)]
+pub struct Deck {
+    pub meta: model::DeckMeta,
+    pub cards: Vec<model::Card>,
+    /// Where it came from: `decks/x.toml` for an embedded deck, else the file's path.
+    pub source: String,
+}
+
+impl Deck {
+    pub fn card(&self, id: &str) -> Option<&model::Card> {
+        self.cards.iter().find(|c| c.id == id)
+    }
+
+    /// The `DECK/CARD` key progress is stored under.
+    pub fn key(&self, card: &model::Card) -> String {
+        format!("{}/{}", self.meta.id, card.id)
+    }
+}
+
+/// A located problem in a deck file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DeckError {
+    pub file: String,
+    /// 1-based; 0 when the problem is not tied to a place in a file (e.g. an unreadable folder).
+    pub line: usize,
+    /// 1-based.
+    pub column: usize,
+    /// What is wrong and how to fix it.
+    pub message: String,
+}
+
+impl fmt::Display for DeckError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.line == 0 {
+            write!(f, "{}: {}", self.file, self.message)
+        } else {
+            write!(
+                f,
+                "{}:{}:{}: {}",
+                self.file, self.line, self.column, self.message
+            )
+        }
+    }
+}
+
+impl std::error::Error for DeckError {}
+
+/// Every deck that loaded, and every problem found on the way.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Library {
+    pub decks: Vec<Deck>,
+    pub errors: Vec<DeckError>,
+}
+
+impl Library {
+    /// The decks a command works on: the embedded decks, each `--decks DIR`, and the user's
+    /// decks folder (`paths::user_decks_dir()`) when it exists.
+    pub fn load(g: &Global) -> Library {
+        let mut dirs = g.deck_dirs.clone();
+        if let Some(user) = crate::paths::user_decks_dir().filter(|u| u.is_dir()) {
+            if !dirs.contains(&user) {
+                dirs.push(user);
+            }
+        }
+        Library::from_dirs(&dirs, true)
+    }
+
+    /// Only the decks shipped inside the binary.
+    pub fn embedded() -> Library {
+        Library::from_dirs(&[], true)
+    }
+
+    /// Decks from folders (top-level `*.toml` only, `facts.toml` skipped), optionally after the
+    /// embedded decks. A folder that cannot be read is an error, not a panic.
+    pub fn from_dirs(dirs: &[PathBuf], with_embedded: bool) -> Library {
+        let mut lib = Library::default();
+        if with_embedded {
+            for (source, text) in embedded_files() {
+                lib.add_text(&source, text);
+            }
+        }
+        for dir in dirs {
+            match deck_files_in(dir) {
+                Ok(files) => {
+                    for f in files {
+                        lib.add_file(&f);
+                    }
+                }
+                Err(e) => lib.errors.push(DeckError {
+                    file: dir.display().to_string(),
+                    line: 0,
+                    column: 0,
+                    message: format!("cannot read deck folder: {e} (check the --decks path)"),
+                }),
+            }
+        }
+        lib
+    }
+
+    /// Decks from explicit paths: files are loaded as given, folders as in [`Library::from_dirs`].
+    pub fn from_paths(paths: &[PathBuf]) -> Library {
+        let mut lib = Library::default();
+        for p in paths {
+            if p.is_dir() {
+                let more = Library::from_dirs(std::slice::from_ref(p), false);
+                lib.merge(more);
+            } else {
+                lib.add_file(p);
+            }
+        }
+        lib
+    }
+
+    fn merge(&mut self, other: Library) {
+        self.errors.extend(other.errors);
+        for d in other.decks {
+            self.push_deck(d, None);
+        }
+    }
+
+    /// Load one deck file from disk.
+    pub fn add_file(&mut self, path: &Path) {
+        let source = path.display().to_string();
+        match std::fs::read_to_string(path) {
+            Ok(text) => self.add_text(&source, &text),
+            Err(e) => self.errors.push(DeckError {
+                file: source,
+                line: 0,
+                column: 0,
+                message: format!("cannot read deck file: {e}"),
+            }),
+        }
+    }
+
+    /// Parse and validate one deck's text; `source` names it in errors.
+    pub fn add_text(&mut self, source: &str, text: &str) {
+        let (deck, errors) = load::parse_deck(source, text);
+        self.errors.extend(errors);
+        if let Some(deck) = deck {
+            self.push_deck(deck, Some(text));
+        }
+    }
+
+    fn push_deck(&mut self, deck: Deck, text: Option<&str>) {
+        if let Some(first) = self.decks.iter().find(|d| d.meta.id == deck.meta.id) {
+            let (line, column) = text
+                .and_then(|t| load::find_key_line(t, "id", &deck.meta.id, 0))
+                .unwrap_or((1, 1));
+            self.errors.push(DeckError {
+                file: deck.source.clone(),
+                line,
+                column,
+                message: format!(
+                    "deck id `{}` is already used by {}; give this deck another id (cards are addressed as DECK/CARD)",
+                    deck.meta.id, first.source
+                ),
+            });
+            return;
+        }
+        self.decks.push(deck);
+    }
+
+    pub fn deck(&self, id: &str) -> Option<&Deck> {
+        self.decks.iter().find(|d| d.meta.id == id)
+    }
+
+    /// Look a card up by `DECK/CARD`; a bare `CARD` works too when exactly one deck has it.
+    pub fn card(&self, key: &str) -> Option<(&Deck, &model::Card)> {
+        if let Some((deck, card)) = key.split_once('/') {
+            let d = self.deck(deck)?;
+            return d.card(card).map(|c| (d, c));
+        }
+        let mut found = self.cards().filter(|(_, c)| c.id == key);
+        let first = found.next()?;
+        if found.next().is_some() {
+            return None;
+        }
+        Some(first)
+    }
+
+    /// Every card of every deck, deck order then card order.
+    pub fn cards(&self) -> impl Iterator<Item = (&Deck, &model::Card)> {
+        self.decks
+            .iter()
+            .flat_map(|d| d.cards.iter().map(move |c| (d, c)))
+    }
+}
+
+/// `(source, text)` of each embedded deck, sorted by file name.
+fn embedded_files() -> Vec<(String, &'static str)> {
+    let mut files: Vec<_> = EMBEDDED
+        .files()
+        .filter(|f| is_deck_file(f.path()))
+        .filter_map(|f| {
+            let text = f.contents_utf8()?;
+            Some((format!("decks/{}", f.path().display()), text))
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+/// The text of an embedded file, by its name inside `decks/`.
+pub fn embedded_text(name: &str) -> Option<&'static str> {
+    EMBEDDED.get_file(name).and_then(|f| f.contents_utf8())
+}
+
+/// The embedded `decks/facts.toml`.
+pub(crate) fn embedded_facts_text() -> &'static str {
+    EMBEDDED
+        .get_file(FACTS_FILE)
+        .and_then(|f| f.contents_utf8())
+        .unwrap_or("")
+}
+
+fn is_deck_file(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e == "toml")
+        && path.file_name().is_some_and(|n| n != FACTS_FILE)
+}
+
+fn deck_files_in(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir)? {
+        let path = entry?.path();
+        if path.is_file() && is_deck_file(&path) {
+            files.push(path);
+        }
+    }
+    files.sort();
+    Ok(files)
+}

@@ -194,3 +194,23 @@ pub struct Transcript {
     /// The 1-based line that breaks a rule.
     pub bug_line: u32,
 }
+
+impl Card {
+    /// The kind as deck files write it (`spot-the-bug`).
+    pub fn kind_name(&self) -> &'static str {
+        self.kind.name()
+    }
+}
+
+impl CardKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            CardKind::Recall => "recall",
+            CardKind::NameIt => "name-it",
+            CardKind::Cloze => "cloze",
+            CardKind::Choice => "choice",
+            CardKind::Order => "order",
+            CardKind::SpotTheBug => "spot-the-bug",
+        }
+    }
+}

@@ -1,1 +1,237 @@
 //! The answer grader: deterministic, offline, explainable.
+//!
+//! [`grade`] judges a typed answer against one card the way an interviewer would: which key
+//! points were hit (and where in the answer), which misconceptions were affirmed, which exact
+//! identifiers were *almost* right, a score, a verdict and a suggested FSRS rating. Nothing is
+//! learned or fetched: the same card and answer always give the same [`Grade`].
+//!
+//! Prose is read tolerantly (case, Unicode form, punctuation, word forms, domain synonyms,
+//! small typos: see [`text`]); identifiers a card marks `exact` must be written exactly.
+//! Red flags only fire when affirmed: a mention in a negated clause ("it is *not* a
+//! handshake", "unlike the old handshake", "nothing is replayed") or next to one of the flag's
+//! `guards` does not count.
+
+mod kinds;
+pub mod rules;
+pub mod text;
+
+use serde::Serialize;
+
+use crate::deck::Deck;
+use crate::deck::model::{Card, CardKind};
+use rules::{Group, Mode, Rule};
+use text::Analysis;
+
+pub use kinds::{choice_label, cloze_blanks, golden_answer, named_line, order_display};
+
+/// The judgement of one answer.
+#[derive(Debug, Clone, Serialize)]
+pub struct Grade {
+    /// The card graded. [`grade`] fills in the bare card id; [`grade_in`] (and callers that know
+    /// the deck) put the `DECK/CARD` key here.
+    pub card: String,
+    pub verdict: Verdict,
+    /// 0..=1: weighted share of key points hit (required points count double), minus a quarter
+    /// per red flag.
+    pub score: f32,
+    pub points: Vec<PointResult>,
+    pub red_flags: Vec<FlagHit>,
+    pub near_misses: Vec<NearMiss>,
+    pub suggested_rating: Rating,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    Pass,
+    Partial,
+    Fail,
+}
+
+/// An FSRS rating; also what the quiz stores for a review.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Rating {
+    Again,
+    Hard,
+    Good,
+    Easy,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct PointResult {
+    pub label: String,
+    pub required: bool,
+    pub hit: bool,
+    /// The part of the answer that matched.
+    pub span: Option<Span>,
+}
+
+/// An affirmed misconception.
+#[derive(Debug, Clone, Serialize)]
+pub struct FlagHit {
+    pub label: String,
+    pub span: Span,
+    /// What is true instead.
+    pub correction: String,
+    /// Where the spec says so.
+    pub spec: String,
+}
+
+/// An exact identifier written almost right: reported, never counted.
+#[derive(Debug, Clone, Serialize)]
+pub struct NearMiss {
+    pub expected: String,
+    pub found: String,
+    pub span: Span,
+}
+
+/// A part of the answer, by byte offsets into the answer as given.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Span {
+    pub start: usize,
+    pub end: usize,
+    pub text: String,
+}
+
+impl Span {
+    fn of(answer: &str, start: usize, end: usize) -> Span {
+        let text = answer.get(start..end).unwrap_or("").to_string();
+        Span { start, end, text }
+    }
+
+    /// A span of the analysed text, mapped back to the answer.
+    fn from_norm(a: &Analysis, answer: &str, start: usize, end: usize) -> Span {
+        let (s, e) = a.original(start, end);
+        Span::of(answer, s, e)
+    }
+}
+
+/// Grade `answer` against `card`. `Grade.card` is the bare card id.
+pub fn grade(card: &Card, answer: &str) -> Grade {
+    let mut parts = match card.kind {
+        CardKind::Recall | CardKind::NameIt => Parts::default(),
+        CardKind::Choice => kinds::choice(card, answer),
+        CardKind::Order => kinds::order(card, answer),
+        CardKind::Cloze => kinds::cloze(card, answer),
+        CardKind::SpotTheBug => kinds::spot_the_bug(card, answer),
+    };
+    prose(card, answer, &mut parts);
+    finish(card.id.clone(), parts)
+}
+
+/// Grade with the `DECK/CARD` key in `Grade.card`.
+pub fn grade_in(deck: &Deck, card: &Card, answer: &str) -> Grade {
+    let mut g = grade(card, answer);
+    g.card = deck.key(card);
+    g
+}
+
+/// What a kind-specific grader contributes before the prose points and flags are added.
+#[derive(Debug, Default)]
+pub(crate) struct Parts {
+    points: Vec<PointResult>,
+    red_flags: Vec<FlagHit>,
+    near_misses: Vec<NearMiss>,
+}
+
+/// The card's key points and red flags, judged on the answer's prose.
+fn prose(card: &Card, answer: &str, parts: &mut Parts) {
+    if card.points.is_empty() && card.red_flags.is_empty() {
+        return;
+    }
+    let a = Analysis::new(answer);
+    for p in &card.points {
+        let rules: Vec<Rule> = p.rules.iter().map(Rule::compile).collect();
+        let m = rules
+            .iter()
+            .find_map(|r| rules::match_rule(&a, r, Mode::Point, &[]));
+        if m.is_none() {
+            near_misses(&a, answer, p.rules.iter().flat_map(|r| &r.exact), parts);
+        }
+        parts.points.push(PointResult {
+            label: p.label.clone(),
+            required: p.required,
+            hit: m.is_some(),
+            span: m.map(|m| Span::from_norm(&a, answer, m.start, m.end)),
+        });
+    }
+    for f in &card.red_flags {
+        let guards: Vec<Group> = f.guards.iter().map(|g| Group::parse(g)).collect();
+        let hit = f
+            .rules
+            .iter()
+            .map(Rule::compile)
+            .find_map(|r| rules::match_rule(&a, &r, Mode::Flag, &guards));
+        if let Some(m) = hit {
+            parts.red_flags.push(FlagHit {
+                label: f.label.clone(),
+                span: Span::from_norm(&a, answer, m.start, m.end),
+                correction: f.correction.clone(),
+                spec: f.spec.clone(),
+            });
+        }
+    }
+}
+
+fn near_misses<'a>(
+    a: &Analysis,
+    answer: &str,
+    expected: impl Iterator<Item = &'a String>,
+    parts: &mut Parts,
+) {
+    let candidates = rules::ident_candidates(&a.norm);
+    for e in expected {
+        let found = candidates
+            .iter()
+            .find(|&&(s, t)| rules::near_miss(&a.norm[s..t], e));
+        if let Some(&(s, t)) = found {
+            let span = Span::from_norm(a, answer, s, t);
+            if !parts.near_misses.iter().any(|n| n.span == span) {
+                parts.near_misses.push(NearMiss {
+                    expected: e.clone(),
+                    found: span.text.clone(),
+                    span,
+                });
+            }
+        }
+    }
+}
+
+fn finish(card: String, parts: Parts) -> Grade {
+    let required = parts.points.iter().filter(|p| p.required).count();
+    let required_hit = parts.points.iter().filter(|p| p.required && p.hit).count();
+    let weight = |p: &PointResult| if p.required { 2.0 } else { 1.0 };
+    let total: f32 = parts.points.iter().map(weight).sum();
+    let got: f32 = parts.points.iter().filter(|p| p.hit).map(weight).sum();
+    let base = if total > 0.0 { got / total } else { 1.0 };
+    let score = (base - 0.25 * parts.red_flags.len() as f32).clamp(0.0, 1.0);
+    let verdict = if !parts.red_flags.is_empty() || required_hit * 2 < required {
+        Verdict::Fail
+    } else if required_hit == required {
+        Verdict::Pass
+    } else {
+        Verdict::Partial
+    };
+    Grade {
+        card,
+        verdict,
+        score,
+        points: parts.points,
+        red_flags: parts.red_flags,
+        near_misses: parts.near_misses,
+        suggested_rating: rating_for(verdict),
+    }
+}
+
+/// fail → again, partial → hard, pass → good. The quiz may move it (easy for a fast pass,
+/// capped after hints).
+pub fn rating_for(v: Verdict) -> Rating {
+    match v {
+        Verdict::Fail => Rating::Again,
+        Verdict::Partial => Rating::Hard,
+        Verdict::Pass => Rating::Good,
+    }
+}

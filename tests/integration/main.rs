@@ -1,1 +1,4 @@
 //! One integration-test binary (like `just`): each module drives the real `mcp-tutor` binary.
+
+mod decks;
+mod grade;

@@ -1,0 +1,367 @@
+//! Semantic checks of a parsed deck and the golden self-tests of its cards. Every problem is
+//! located at the card (or the point, flag or field) it concerns.
+
+use std::collections::{BTreeSet, HashMap};
+
+use super::load::{find_key, find_key_line};
+use super::model::{Card, CardKind};
+use super::{Deck, DeckError};
+use crate::grader::{self, Verdict, rules};
+
+fn valid_id(id: &str) -> bool {
+    !id.is_empty()
+        && id
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+}
+
+/// Finds where things are written in one deck file.
+pub(crate) struct Locator<'a> {
+    file: &'a str,
+    text: &'a str,
+    /// Line of each card's `id = "..."`, in card order.
+    card_lines: Vec<usize>,
+}
+
+impl<'a> Locator<'a> {
+    pub(crate) fn new(deck: &'a Deck, text: &'a str) -> Locator<'a> {
+        let first_card = text
+            .lines()
+            .position(|l| l.trim_start().starts_with("[[cards]]"))
+            .map_or(0, |i| i + 1);
+        let mut from = first_card;
+        let mut card_lines = Vec::new();
+        for c in &deck.cards {
+            let line = find_key_line(text, "id", &c.id, from).map_or(from.max(1), |(l, _)| l);
+            card_lines.push(line);
+            from = line + 1;
+        }
+        Locator {
+            file: &deck.source,
+            text,
+            card_lines,
+        }
+    }
+
+    fn card_line(&self, i: usize) -> usize {
+        self.card_lines.get(i).copied().unwrap_or(1)
+    }
+
+    fn next_card_line(&self, i: usize) -> usize {
+        self.card_lines.get(i + 1).copied().unwrap_or(0)
+    }
+
+    pub(crate) fn at_line(&self, line: usize, message: String) -> DeckError {
+        let column = self
+            .text
+            .lines()
+            .nth(line.saturating_sub(1))
+            .map_or(1, |l| l.len() - l.trim_start().len() + 1);
+        DeckError {
+            file: self.file.to_string(),
+            line,
+            column,
+            message,
+        }
+    }
+
+    pub(crate) fn card(&self, i: usize, message: String) -> DeckError {
+        self.at_line(self.card_line(i), message)
+    }
+
+    /// At a field of card `i` (e.g. `choices`), else at the card.
+    fn field(&self, i: usize, field: &str, message: String) -> DeckError {
+        let line = find_key(self.text, field, self.card_line(i), self.next_card_line(i))
+            .unwrap_or(self.card_line(i));
+        self.at_line(line, message)
+    }
+
+    /// At the `label = "..."` of a point or flag of card `i`, else at the card.
+    pub(crate) fn label(&self, i: usize, label: &str, message: String) -> DeckError {
+        let line = find_key_line(self.text, "label", label, self.card_line(i))
+            .map_or(self.card_line(i), |(l, _)| l);
+        self.at_line(line, message)
+    }
+}
+
+/// Everything that can be checked without grading.
+pub fn validate_deck(deck: &Deck, text: &str, facts: &BTreeSet<u32>) -> Vec<DeckError> {
+    let loc = Locator::new(deck, text);
+    let mut errors = Vec::new();
+    if !valid_id(&deck.meta.id) {
+        let line = find_key_line(text, "id", &deck.meta.id, 0).map_or(1, |(l, _)| l);
+        errors.push(loc.at_line(
+            line,
+            format!(
+                "deck id `{}` must be lower-case letters, digits and `-` (it is part of every card's DECK/CARD key)",
+                deck.meta.id
+            ),
+        ));
+    }
+    if deck.meta.title.trim().is_empty() {
+        errors.push(loc.at_line(
+            1,
+            "the deck has an empty `title`; give it a human title".into(),
+        ));
+    }
+    let mut seen: HashMap<&str, usize> = HashMap::new();
+    let ids: BTreeSet<&str> = deck.cards.iter().map(|c| c.id.as_str()).collect();
+    for (i, card) in deck.cards.iter().enumerate() {
+        if !valid_id(&card.id) {
+            errors.push(loc.card(
+                i,
+                format!(
+                    "card id `{}` must be lower-case letters, digits and `-`; progress is keyed by it, so choose it once",
+                    card.id
+                ),
+            ));
+        }
+        if let Some(&first) = seen.get(card.id.as_str()) {
+            errors.push(loc.card(
+                i,
+                format!(
+                    "duplicate card id `{}` (first used on line {}); every card in a deck needs its own id",
+                    card.id,
+                    loc.card_line(first)
+                ),
+            ));
+        } else {
+            seen.insert(&card.id, i);
+        }
+        check_card(&loc, i, card, &ids, facts, &mut errors);
+    }
+    errors
+}
+
+fn check_card(
+    loc: &Locator,
+    i: usize,
+    card: &Card,
+    ids: &BTreeSet<&str>,
+    facts: &BTreeSet<u32>,
+    errors: &mut Vec<DeckError>,
+) {
+    let id = &card.id;
+    if card.question.trim().is_empty() {
+        errors.push(loc.card(i, format!("card `{id}` has an empty `question`")));
+    }
+    for f in &card.followups {
+        if f == id {
+            errors.push(loc.field(
+                i,
+                "followups",
+                format!("card `{id}` lists itself as a follow-up; name another card"),
+            ));
+        } else if !ids.contains(f.as_str()) {
+            errors.push(loc.field(
+                i,
+                "followups",
+                format!("card `{id}` has follow-up `{f}`, but this deck has no card with that id; add the card or fix the id"),
+            ));
+        }
+    }
+    for n in &card.facts {
+        if !facts.contains(n) {
+            errors.push(loc.field(
+                i,
+                "facts",
+                format!(
+                    "card `{id}` cites fact {n}, but PROTOCOL.md §9 has facts 1–{}; use a number from decks/facts.toml",
+                    facts.iter().next_back().copied().unwrap_or(0)
+                ),
+            ));
+        }
+    }
+    for p in &card.points {
+        let usable = p.rules.iter().any(|r| !rules::Rule::compile(r).is_empty());
+        if !usable {
+            let what = if p.required {
+                "required point"
+            } else {
+                "point"
+            };
+            errors.push(loc.label(
+                i,
+                &p.label,
+                format!(
+                    "{what} \"{}\" of card `{id}` has no match rule; add `[[cards.points.match]]` with `exact = [...]` or `all = [...]`",
+                    p.label
+                ),
+            ));
+        }
+    }
+    for f in &card.red_flags {
+        if !f.rules.iter().any(|r| !rules::Rule::compile(r).is_empty()) {
+            errors.push(loc.label(
+                i,
+                &f.label,
+                format!("red flag \"{}\" of card `{id}` has no match rule; add `[[cards.red_flags.match]]` with `all = [...]`", f.label),
+            ));
+        }
+        if f.correction.trim().is_empty() {
+            errors.push(loc.label(i, &f.label, format!("red flag \"{}\" of card `{id}` has an empty `correction`; say what is true instead", f.label)));
+        }
+        if f.spec.trim().is_empty() {
+            errors.push(loc.label(i, &f.label, format!("red flag \"{}\" of card `{id}` has an empty `spec`; cite the section as PROTOCOL.md writes it", f.label)));
+        }
+        if f.examples.is_empty() {
+            errors.push(loc.label(i, &f.label, format!("red flag \"{}\" of card `{id}` has no `examples`; add at least one answer that must fire it", f.label)));
+        }
+    }
+    let needs_answer = matches!(
+        card.kind,
+        CardKind::Recall | CardKind::NameIt | CardKind::SpotTheBug
+    );
+    if needs_answer
+        && card
+            .answer
+            .as_ref()
+            .is_none_or(|a| a.text.trim().is_empty())
+    {
+        errors.push(loc.card(i, format!("card `{id}` has no `answer` text; add `[cards.answer]` with `seconds` and `text` (it is the golden self-test)")));
+    }
+    match card.kind {
+        CardKind::Recall => {
+            if !card.points.iter().any(|p| p.required) {
+                errors.push(loc.card(i, format!("recall card `{id}` has no required point; mark the points an interviewer must hear with `required = true`")));
+            }
+        }
+        CardKind::NameIt => {
+            let exact = card.points.iter().any(|p| p.required && p.rules.iter().any(|r| !r.exact.is_empty()));
+            if !exact {
+                errors.push(loc.card(i, format!("name-it card `{id}` needs a required point with an `exact` identifier")));
+            }
+        }
+        CardKind::Choice => {
+            if card.choices.len() < 2 {
+                errors.push(loc.field(i, "choices", format!("choice card `{id}` needs at least two `[[cards.choices]]`")));
+            }
+            if !card.choices.iter().any(|c| c.correct) {
+                errors.push(loc.field(i, "choices", format!("choice card `{id}` has no correct option; set `correct = true` on the right one(s)")));
+            }
+            if card.choices.len() > 26 {
+                errors.push(loc.field(i, "choices", format!("choice card `{id}` has more than 26 options; options are lettered a–z")));
+            }
+        }
+        CardKind::Order => {
+            if card.items.len() < 2 {
+                errors.push(loc.field(i, "items", format!("order card `{id}` needs at least two `items`, written in the correct order")));
+            }
+            let distinct: BTreeSet<&String> = card.items.iter().collect();
+            if distinct.len() != card.items.len() {
+                errors.push(loc.field(i, "items", format!("order card `{id}` repeats an item; each item must be distinct")));
+            }
+        }
+        CardKind::Cloze => {
+            let text = card.cloze.as_deref().unwrap_or("");
+            let blanks = grader::cloze_blanks(text);
+            if card.cloze.is_none() {
+                errors.push(loc.card(i, format!("cloze card `{id}` has no `cloze` text; write it with `{{{{blank}}}}` markers")));
+            } else if blanks.is_empty() || blanks.iter().any(Vec::is_empty) {
+                errors.push(loc.field(i, "cloze", format!("cloze text of card `{id}` has no `{{{{…}}}}` blank (or an empty one); mark each answer as `{{{{answer}}}}`")));
+            } else if text.matches("{{").count() != text.matches("}}").count() {
+                errors.push(loc.field(i, "cloze", format!("cloze text of card `{id}` has an unclosed `{{{{`; close every blank with `}}}}`")));
+            }
+        }
+        CardKind::SpotTheBug => match &card.transcript {
+            None => errors.push(loc.card(i, format!("spot-the-bug card `{id}` has no `[cards.transcript]` with `lang`, `text` and `bug_line`"))),
+            Some(t) => {
+                let lines = t.text.lines().count();
+                if t.bug_line == 0 || t.bug_line as usize > lines {
+                    errors.push(loc.field(
+                        i,
+                        "bug_line",
+                        format!("card `{id}` has bug_line = {}, but its transcript has {lines} lines (lines count from 1)", t.bug_line),
+                    ));
+                }
+            }
+        },
+    }
+}
+
+/// The golden self-tests: the card's right answer passes with every required point and no red
+/// flag; each red-flag example fires that flag; each non-example does not.
+pub fn self_test(deck: &Deck, text: &str) -> Vec<DeckError> {
+    let loc = Locator::new(deck, text);
+    let mut errors = Vec::new();
+    for (i, card) in deck.cards.iter().enumerate() {
+        if let Some(golden) = grader::golden_answer(card) {
+            let g = grader::grade(card, &golden);
+            let missed: Vec<&str> = g
+                .points
+                .iter()
+                .filter(|p| p.required && !p.hit)
+                .map(|p| p.label.as_str())
+                .collect();
+            if !missed.is_empty() {
+                errors.push(loc.card(
+                    i,
+                    format!(
+                        "self-test: the card's own answer misses required point(s) {}; reword the answer or widen the point's match rules",
+                        quote_list(&missed)
+                    ),
+                ));
+            }
+            for f in &g.red_flags {
+                errors.push(loc.label(
+                    i,
+                    &f.label,
+                    format!(
+                        "self-test: the card's own answer fires red flag \"{}\" at \"{}\"; add a guard or reword the answer",
+                        f.label, f.span.text
+                    ),
+                ));
+            }
+            if missed.is_empty() && g.red_flags.is_empty() && g.verdict != Verdict::Pass {
+                errors.push(loc.card(
+                    i,
+                    format!("self-test: the card's own answer grades {:?}", g.verdict),
+                ));
+            }
+        }
+        for f in &card.red_flags {
+            let flag_only = Card {
+                points: Vec::new(),
+                red_flags: vec![f.clone()],
+                ..card.clone()
+            };
+            let prose_only = Card {
+                kind: CardKind::Recall,
+                ..flag_only
+            };
+            for ex in &f.examples {
+                if grader::grade(&prose_only, ex).red_flags.is_empty() {
+                    errors.push(loc.label(
+                        i,
+                        &f.label,
+                        format!(
+                            "self-test: red flag \"{}\" does not fire on its example \"{ex}\"; widen its match rules",
+                            f.label
+                        ),
+                    ));
+                }
+            }
+            for ex in &f.non_examples {
+                if let Some(hit) = grader::grade(&prose_only, ex).red_flags.first() {
+                    errors.push(loc.label(
+                        i,
+                        &f.label,
+                        format!(
+                            "self-test: red flag \"{}\" fires on its non-example \"{ex}\" (at \"{}\"); add a guard or narrow its rules",
+                            f.label, hit.span.text
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+    errors
+}
+
+fn quote_list(items: &[&str]) -> String {
+    items
+        .iter()
+        .map(|s| format!("\"{s}\""))
+        .collect::<Vec<_>>()
+        .join(", ")
+}

@@ -1,0 +1,428 @@
+//! The structured card kinds: choice, order, cloze and spot-the-bug.
+
+use super::rules::{self, Mode, Rule, find_exact, near_miss, word_key};
+use super::text::{Analysis, typo_close};
+use super::{FlagHit, NearMiss, Parts, PointResult, Span};
+use crate::deck::model::{Card, CardKind, MatchRule};
+
+/// The label shown for option or item `i`: a, b, c, ...
+pub fn choice_label(i: usize) -> String {
+    let letters = b"abcdefghijklmnopqrstuvwxyz";
+    letters
+        .get(i)
+        .map_or_else(|| (i + 1).to_string(), |&b| (b as char).to_string())
+}
+
+fn label_index(word: &str, n: usize) -> Option<usize> {
+    let w = word.to_lowercase();
+    if let Ok(k) = w.parse::<usize>() {
+        return (1..=n).contains(&k).then(|| k - 1);
+    }
+    let mut cs = w.chars();
+    let c = cs.next()?;
+    if cs.next().is_some() || !c.is_ascii_lowercase() {
+        return None;
+    }
+    let k = (c as u8 - b'a') as usize;
+    (k < n).then_some(k)
+}
+
+/// Words that may surround option letters without changing the pick ("I'd say a and c").
+fn is_filler(w: &str) -> bool {
+    matches!(
+        w,
+        "answer"
+            | "answers"
+            | "option"
+            | "options"
+            | "choice"
+            | "choices"
+            | "and"
+            | "or"
+            | "both"
+            | "the"
+            | "is"
+            | "are"
+            | "correct"
+            | "right"
+            | "pick"
+            | "picks"
+            | "choose"
+            | "i"
+            | "i'd"
+            | "would"
+            | "say"
+            | "it's"
+            | "its"
+            | "letter"
+            | "letters"
+            | "only"
+            | "my"
+            | "then"
+            | "order"
+            | "first"
+            | "next"
+            | "last"
+    )
+}
+
+/// `(item index, span)` picks written as labels, when the answer is nothing but labels.
+fn labels_only(a: &Analysis, answer: &str, n: usize) -> Option<Vec<(usize, Span)>> {
+    let mut picks = Vec::new();
+    for t in &a.tokens {
+        if let Some(k) = label_index(&t.norm, n) {
+            picks.push((k, Span::from_norm(a, answer, t.start, t.end)));
+        } else if !is_filler(&t.norm) {
+            return None;
+        }
+    }
+    (!picks.is_empty()).then_some(picks)
+}
+
+/// Where an option's or item's text occurs in the answer, matched like a key point.
+fn text_position(a: &Analysis, text: &str) -> Option<(usize, usize)> {
+    let rule = Rule::compile(&MatchRule {
+        exact: Vec::new(),
+        all: vec![text.replace('|', " ")],
+    });
+    if let Some(m) = rules::match_rule(a, &rule, Mode::Point, &[]) {
+        return Some((m.start, m.end));
+    }
+    // Option texts often are identifiers (`notifications/cancelled`).
+    find_exact(&a.norm, text.trim())
+        .first()
+        .map(|h| (h.start, h.end))
+}
+
+pub(super) fn choice(card: &Card, answer: &str) -> Parts {
+    let a = Analysis::new(answer);
+    let n = card.choices.len();
+    let mut picks = labels_only(&a, answer, n).unwrap_or_default();
+    if picks.is_empty() {
+        for (i, c) in card.choices.iter().enumerate() {
+            if let Some((s, e)) = text_position(&a, &c.text) {
+                picks.push((i, Span::from_norm(&a, answer, s, e)));
+            }
+        }
+        // "(b)" or "b)" inside prose.
+        for (i, t) in a.tokens.iter().enumerate() {
+            let Some(k) = label_index(&t.norm, n) else {
+                continue;
+            };
+            let after = a.norm[t.end..].chars().next();
+            let before = a.norm[..t.start].chars().next_back();
+            let marked = after == Some(')') || (before == Some('(') && after == Some(')'));
+            let capital = t.norm != "a"
+                && t.norm != "i"
+                && a.norm[t.start..t.end]
+                    .chars()
+                    .all(|c| c.is_ascii_uppercase());
+            if (marked || capital) && !picks.iter().any(|(p, _)| *p == k) {
+                picks.push((
+                    k,
+                    Span::from_norm(&a, answer, a.tokens[i].start, a.tokens[i].end),
+                ));
+            }
+        }
+    }
+    let mut parts = Parts::default();
+    for (i, c) in card.choices.iter().enumerate() {
+        let pick = picks.iter().find(|(p, _)| *p == i);
+        if c.correct {
+            parts.points.push(PointResult {
+                label: format!("picks ({}) {}", choice_label(i), c.text),
+                required: true,
+                hit: pick.is_some(),
+                span: pick.map(|(_, s)| s.clone()),
+            });
+        } else if let Some((_, span)) = pick {
+            parts.red_flags.push(FlagHit {
+                label: format!("picked ({}) {}", choice_label(i), c.text),
+                span: span.clone(),
+                correction: if c.why.is_empty() {
+                    format!("({}) is not right", choice_label(i))
+                } else {
+                    c.why.clone()
+                },
+                spec: card.spec.first().cloned().unwrap_or_default(),
+            });
+        }
+    }
+    parts
+}
+
+/// The order in which an `order` card's items are shown: `display[k]` is the index (in the
+/// correct order) of the item shown with label `k + 1`. Deterministic per card id, so the quiz
+/// and the grader agree on what "3 1 2" means; never the correct order itself.
+pub fn order_display(card: &Card) -> Vec<usize> {
+    let n = card.items.len();
+    let mut perm: Vec<usize> = (0..n).collect();
+    // FNV-1a of the id seeds a xorshift: stable across runs and platforms.
+    let mut x: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in card.id.bytes() {
+        x ^= u64::from(b);
+        x = x.wrapping_mul(0x0100_0000_01b3);
+    }
+    for i in (1..n).rev() {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let j = (x % (i as u64 + 1)) as usize;
+        perm.swap(i, j);
+    }
+    if n >= 2 && perm.iter().enumerate().all(|(k, &p)| k == p) {
+        perm.rotate_left(1);
+    }
+    perm
+}
+
+pub(super) fn order(card: &Card, answer: &str) -> Parts {
+    let a = Analysis::new(answer);
+    let n = card.items.len();
+    let display = order_display(card);
+    // The user's sequence, as indices into the correct order, each with where it was written.
+    let mut seq: Vec<(usize, Span)> = Vec::new();
+    if let Some(labels) = labels_only(&a, answer, n) {
+        // Numbers and letters both work; mixed answers read as written.
+        for (k, span) in labels {
+            if let Some(&item) = display.get(k) {
+                seq.push((item, span));
+            }
+        }
+    } else {
+        let mut found: Vec<(usize, usize, usize)> = card
+            .items
+            .iter()
+            .enumerate()
+            .filter_map(|(i, t)| text_position(&a, t).map(|(s, e)| (s, e, i)))
+            .collect();
+        found.sort();
+        seq = found
+            .into_iter()
+            .map(|(s, e, i)| (i, Span::from_norm(&a, answer, s, e)))
+            .collect();
+    }
+    let mut parts = Parts::default();
+    for (k, item) in card.items.iter().enumerate() {
+        let at = seq.get(k);
+        parts.points.push(PointResult {
+            label: format!("{}. {}", k + 1, item),
+            required: true,
+            hit: at.is_some_and(|(i, _)| *i == k),
+            span: at.map(|(_, s)| s.clone()),
+        });
+    }
+    parts
+}
+
+/// The blanks of a cloze text, each with its alternatives (`{{a|b}}`).
+pub fn cloze_blanks(text: &str) -> Vec<Vec<String>> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(open) = rest.find("{{") {
+        let after = &rest[open + 2..];
+        let Some(close) = after.find("}}") else { break };
+        out.push(
+            after[..close]
+                .split('|')
+                .map(|s| s.trim().to_string())
+                .filter(|s| !s.is_empty())
+                .collect(),
+        );
+        rest = &after[close + 2..];
+    }
+    out
+}
+
+/// An identifier must be written exactly; a plain lower-case word or phrase is prose.
+fn is_identifier(s: &str) -> bool {
+    !s.chars().all(|c| c.is_ascii_lowercase() || c == ' ')
+}
+
+fn blank_matches(part: &str, alt: &str) -> bool {
+    let part = part
+        .trim()
+        .trim_matches(['`', '"', '\''])
+        .trim_end_matches(['.', ','])
+        .trim();
+    if is_identifier(alt) {
+        return part == alt;
+    }
+    let pw: Vec<&str> = part.split_whitespace().collect();
+    let aw: Vec<&str> = alt.split_whitespace().collect();
+    pw.len() == aw.len()
+        && pw.iter().zip(&aw).all(|(p, w)| {
+            let (pk, wk) = (word_key(p), word_key(w));
+            pk == wk || (w.len() >= 5 && typo_close(&p.to_lowercase(), &w.to_lowercase()))
+        })
+}
+
+/// Split an answer into one part per blank: lines, else `;`, else `,`.
+fn cloze_parts(answer: &str, blanks: usize) -> Option<Vec<(usize, usize)>> {
+    if blanks == 1 {
+        let t = answer.trim();
+        let s = answer.find(t).unwrap_or(0);
+        return Some(vec![(s, s + t.len())]);
+    }
+    for sep in ['\n', ';', ','] {
+        let mut parts = Vec::new();
+        let mut start = 0;
+        for (i, c) in answer
+            .char_indices()
+            .chain(std::iter::once((answer.len(), sep)))
+        {
+            if c == sep {
+                let piece = &answer[start..i];
+                let t = piece.trim();
+                if !t.is_empty() {
+                    let s = start + piece.find(t).unwrap_or(0);
+                    parts.push((s, s + t.len()));
+                }
+                start = i + c.len_utf8();
+            }
+        }
+        if parts.len() == blanks {
+            return Some(parts);
+        }
+    }
+    None
+}
+
+pub(super) fn cloze(card: &Card, answer: &str) -> Parts {
+    let blanks = cloze_blanks(card.cloze.as_deref().unwrap_or(""));
+    let mut parts = Parts::default();
+    let split = cloze_parts(answer, blanks.len());
+    let a = Analysis::new(answer);
+    let mut from = 0;
+    for (k, alts) in blanks.iter().enumerate() {
+        let shown = alts.first().cloned().unwrap_or_default();
+        let mut span = None;
+        if let Some(split) = &split {
+            let (s, e) = split[k];
+            let part = &answer[s..e];
+            if alts.iter().any(|alt| blank_matches(part, alt)) {
+                span = Some(Span::of(answer, s, e));
+            } else if let Some(alt) = alts.iter().find(|alt| {
+                is_identifier(alt) && near_miss(part.trim_matches(['`', '"', '\'']), alt)
+            }) {
+                parts.near_misses.push(NearMiss {
+                    expected: alt.clone(),
+                    found: part.to_string(),
+                    span: Span::of(answer, s, e),
+                });
+            }
+        } else {
+            // Parts not separable: look for each blank in order anywhere after the last one.
+            for alt in alts {
+                let tail = a.norm.get(from..).unwrap_or("");
+                let hit = if is_identifier(alt) {
+                    find_exact(tail, alt)
+                        .first()
+                        .map(|h| (h.start + from, h.end + from))
+                } else {
+                    let sub = Analysis::new(tail);
+                    text_position(&sub, alt).map(|(s, e)| (s + from, e + from))
+                };
+                if let Some((s, e)) = hit {
+                    span = Some(Span::from_norm(&a, answer, s, e));
+                    from = e;
+                    break;
+                }
+            }
+        }
+        parts.points.push(PointResult {
+            label: format!("blank {}: {}", k + 1, shown),
+            required: true,
+            hit: span.is_some(),
+            span,
+        });
+    }
+    parts
+}
+
+/// The line an answer names: "line 3", "l3", "#3", "3:" or a leading number.
+pub fn named_line(answer: &str) -> Option<(u32, usize, usize)> {
+    let a = Analysis::new(answer);
+    let num = |i: usize| {
+        a.tokens
+            .get(i)
+            .and_then(|t| t.norm.parse::<u32>().ok().map(|n| (n, t.start, t.end)))
+    };
+    for (i, t) in a.tokens.iter().enumerate() {
+        if matches!(t.norm.as_str(), "line" | "lines" | "ln") {
+            if let Some(n) = num(i + 1) {
+                let (s, e) = a.original(t.start, n.2);
+                return Some((n.0, s, e));
+            }
+        }
+        if let Some(rest) = t.norm.strip_prefix('l') {
+            if let Ok(n) = rest.parse::<u32>() {
+                let (s, e) = a.original(t.start, t.end);
+                return Some((n, s, e));
+            }
+        }
+        if let Some(n) = num(i) {
+            let before = a.norm[..t.start].chars().next_back();
+            let after = a.norm[t.end..].chars().next();
+            if i == 0 || before == Some('#') || after == Some(':') {
+                let (s, e) = a.original(t.start, t.end);
+                return Some((n.0, s, e));
+            }
+        }
+    }
+    None
+}
+
+pub(super) fn spot_the_bug(card: &Card, answer: &str) -> Parts {
+    let mut parts = Parts::default();
+    let Some(tr) = &card.transcript else {
+        return parts;
+    };
+    let named = named_line(answer);
+    parts.points.push(PointResult {
+        label: format!("names line {}", tr.bug_line),
+        required: true,
+        hit: named.is_some_and(|(n, _, _)| n == tr.bug_line),
+        span: named.map(|(_, s, e)| Span::of(answer, s, e)),
+    });
+    parts
+}
+
+/// The answer a card's golden self-test grades: its solid answer for prose kinds; the right
+/// letters, order, blanks or line (plus the solid answer's prose for spot-the-bug) otherwise.
+pub fn golden_answer(card: &Card) -> Option<String> {
+    let text = card.answer.as_ref().map(|a| a.text.clone());
+    match card.kind {
+        CardKind::Recall | CardKind::NameIt => text,
+        CardKind::Choice => {
+            let letters: Vec<String> = card
+                .choices
+                .iter()
+                .enumerate()
+                .filter(|(_, c)| c.correct)
+                .map(|(i, _)| choice_label(i))
+                .collect();
+            Some(letters.join(", "))
+        }
+        CardKind::Order => {
+            let display = order_display(card);
+            let labels: Vec<String> = (0..card.items.len())
+                .filter_map(|item| display.iter().position(|&d| d == item))
+                .map(|k| (k + 1).to_string())
+                .collect();
+            Some(labels.join(" "))
+        }
+        CardKind::Cloze => {
+            let blanks = cloze_blanks(card.cloze.as_deref().unwrap_or(""));
+            let firsts: Vec<String> = blanks.iter().filter_map(|b| b.first().cloned()).collect();
+            Some(firsts.join("\n"))
+        }
+        CardKind::SpotTheBug => {
+            let line = card.transcript.as_ref()?.bug_line;
+            Some(match text {
+                Some(t) => format!("Line {line}: {t}"),
+                None => format!("Line {line}"),
+            })
+        }
+    }
+}

@@ -1,0 +1,542 @@
+//! Matching a card's rules against an analysed answer: concept groups, exact identifiers,
+//! negation scope and guards, near misses.
+
+use super::text::{Analysis, Token, canon, is_stopword, stem, typo_close};
+use crate::deck::model::MatchRule;
+
+/// One word of a concept alternative, analysed like the answer's words.
+#[derive(Debug, Clone)]
+struct Word {
+    norm: String,
+    stem: String,
+    canon: String,
+    plain: bool,
+}
+
+/// One alternative of a group: a word or a phrase.
+#[derive(Debug, Clone)]
+pub struct Phrase {
+    words: Vec<Word>,
+}
+
+/// `a|b|c`: any one alternative satisfies the group.
+#[derive(Debug, Clone)]
+pub struct Group {
+    alts: Vec<Phrase>,
+}
+
+impl Group {
+    pub fn parse(spec: &str) -> Group {
+        let alts = spec
+            .split('|')
+            .map(Phrase::parse)
+            .filter(|p| !p.words.is_empty())
+            .collect();
+        Group { alts }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.alts.is_empty()
+    }
+}
+
+impl Phrase {
+    fn parse(text: &str) -> Phrase {
+        let a = Analysis::new(text);
+        let all: Vec<Word> = a
+            .tokens
+            .iter()
+            .map(|t| Word {
+                norm: t.norm.clone(),
+                stem: t.stem.clone(),
+                canon: t.canon.clone(),
+                plain: t.plain_word,
+            })
+            .collect();
+        // Function words are optional in a phrase ("end of the stream" = "end of stream"),
+        // unless the phrase is nothing but function words.
+        let content: Vec<Word> = all
+            .iter()
+            .filter(|w| !is_stopword(&w.norm))
+            .cloned()
+            .collect();
+        Phrase {
+            words: if content.is_empty() { all } else { content },
+        }
+    }
+}
+
+fn word_matches(t: &Token, w: &Word, typos: bool) -> bool {
+    t.canon == w.canon
+        || t.norm == w.norm
+        || (typos
+            && t.plain_word
+            && w.plain
+            && (typo_close(&t.stem, &w.stem) || typo_close(&t.norm, &w.norm)))
+}
+
+/// Token range `[start, end)` of one occurrence, plus whether it was matched as written.
+#[derive(Debug, Clone, Copy)]
+pub struct Occurrence {
+    pub first: usize,
+    pub last: usize,
+}
+
+/// Where `p` matches starting at token `i`, within `i`'s sentence.
+fn phrase_at(a: &Analysis, i: usize, p: &Phrase, typos: bool) -> Option<Occurrence> {
+    let toks = &a.tokens;
+    let sentence = toks.get(i)?.sentence;
+    let same = |j: usize| toks.get(j).is_some_and(|t| t.sentence == sentence);
+    let (mut j, mut w) = (i, 0);
+    let (mut stops, mut others) = (0, 0);
+    while w < p.words.len() {
+        if !same(j) {
+            return None;
+        }
+        let t = &toks[j];
+        let word = &p.words[w];
+        if word_matches(t, word, typos) {
+            j += 1;
+            w += 1;
+            (stops, others) = (0, 0);
+            continue;
+        }
+        // Compounds: "keep-alive" vs "keepalive", "subscription id" vs "subscriptionId".
+        if let Some(next) = p.words.get(w + 1) {
+            if t.norm == format!("{}{}", word.norm, next.norm) {
+                j += 1;
+                w += 2;
+                (stops, others) = (0, 0);
+                continue;
+            }
+        }
+        if same(j + 1) && format!("{}{}", t.norm, toks[j + 1].norm) == word.norm {
+            j += 2;
+            w += 1;
+            (stops, others) = (0, 0);
+            continue;
+        }
+        if w == 0 {
+            return None;
+        }
+        // Between phrase words an answer may add a function word or two and one other word
+        // ("before any change notification" for "before notification"), never a negation.
+        if is_stopword(&t.norm) && stops < 2 {
+            stops += 1;
+        } else if others == 0 && !is_negation(a, j) {
+            others += 1;
+        } else {
+            return None;
+        }
+        j += 1;
+    }
+    Some(Occurrence {
+        first: i,
+        last: j - 1,
+    })
+}
+
+/// Every occurrence of any alternative of `g` in sentence `s`.
+fn group_occurrences(a: &Analysis, g: &Group, s: usize, typos: bool) -> Vec<Occurrence> {
+    let mut out = Vec::new();
+    for (i, t) in a.tokens.iter().enumerate() {
+        if t.sentence != s {
+            continue;
+        }
+        for alt in &g.alts {
+            if let Some(o) = phrase_at(a, i, alt, typos) {
+                out.push(o);
+                break;
+            }
+        }
+    }
+    out
+}
+
+/// An exact identifier's byte range in `a.norm`.
+#[derive(Debug, Clone, Copy)]
+pub struct ExactHit {
+    pub start: usize,
+    pub end: usize,
+}
+
+fn ident_char(c: char) -> bool {
+    c.is_alphanumeric() || c == '_' || c == '/'
+}
+
+/// Occurrences of `expected` written exactly (case and spelling), not as part of a longer
+/// identifier: `subscriptionId` does not match inside `io.modelcontextprotocol/subscriptionId`.
+pub fn find_exact(text: &str, expected: &str) -> Vec<ExactHit> {
+    let mut out = Vec::new();
+    if expected.is_empty() {
+        return out;
+    }
+    let first_ident = expected.chars().next().is_some_and(ident_char);
+    let last_ident = expected.chars().last().is_some_and(ident_char);
+    for (start, _) in text.match_indices(expected) {
+        let end = start + expected.len();
+        let mut before = text[..start].chars().rev();
+        let mut after = text[end..].chars();
+        let ok_before = !first_ident
+            || match before.next() {
+                None => true,
+                Some(c) if ident_char(c) => false,
+                Some('.') | Some('-') => !before.next().is_some_and(char::is_alphanumeric),
+                Some(_) => true,
+            };
+        let ok_after = !last_ident
+            || match after.next() {
+                None => true,
+                Some(c) if ident_char(c) => false,
+                Some('.') | Some('-') => !after.next().is_some_and(char::is_alphanumeric),
+                Some(_) => true,
+            };
+        if ok_before && ok_after {
+            out.push(ExactHit { start, end });
+        }
+    }
+    out
+}
+
+/// A compiled match rule.
+#[derive(Debug, Clone)]
+pub struct Rule {
+    exact: Vec<String>,
+    groups: Vec<Group>,
+}
+
+impl Rule {
+    pub fn compile(r: &MatchRule) -> Rule {
+        Rule {
+            exact: r.exact.iter().filter(|e| !e.is_empty()).cloned().collect(),
+            groups: r
+                .all
+                .iter()
+                .map(|g| Group::parse(g))
+                .filter(|g| !g.is_empty())
+                .collect(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.exact.is_empty() && self.groups.is_empty()
+    }
+}
+
+/// Where a rule matched: a byte range in `a.norm` and the tokens that carried it.
+#[derive(Debug, Clone)]
+pub struct RuleMatch {
+    pub start: usize,
+    pub end: usize,
+    pub tokens: Vec<usize>,
+}
+
+/// How a rule is judged: key points are matched as written (a point about "no replay" may
+/// well say "not"); red flags only count when affirmed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    Point,
+    Flag,
+}
+
+/// The first place `rule` matches the answer (for flags: affirmed and unguarded).
+pub fn match_rule(a: &Analysis, rule: &Rule, mode: Mode, guards: &[Group]) -> Option<RuleMatch> {
+    if rule.is_empty() {
+        return None;
+    }
+    let typos = mode == Mode::Point;
+    let exact_hits: Vec<ExactHit> = rule
+        .exact
+        .iter()
+        .flat_map(|e| find_exact(&a.norm, e))
+        .collect();
+    if !rule.exact.is_empty() && exact_hits.is_empty() {
+        return None;
+    }
+    let negated_exact = |h: &ExactHit| {
+        let inside: Vec<usize> = (a.token_at(h.start)..a.token_at(h.end)).collect();
+        clause_negated(a, a.clause_of(h.start), &inside)
+    };
+    if rule.groups.is_empty() {
+        return exact_hits
+            .iter()
+            .find(|h| {
+                mode == Mode::Point
+                    || !(negated_exact(h) || guarded(a, a.sentence_of(h.start), &[], guards))
+            })
+            .map(|h| RuleMatch {
+                start: h.start,
+                end: h.end,
+                tokens: (a.token_at(h.start)..a.token_at(h.end)).collect(),
+            });
+    }
+    for s in 0..=a.sentence_count() {
+        let exact_here: Vec<&ExactHit> = exact_hits
+            .iter()
+            .filter(|h| a.sentence_of(h.start) == s)
+            .filter(|h| mode == Mode::Point || !negated_exact(h))
+            .collect();
+        if !rule.exact.is_empty() && exact_here.is_empty() {
+            continue;
+        }
+        let mut chosen: Vec<Occurrence> = Vec::new();
+        for g in &rule.groups {
+            let occ = group_occurrences(a, g, s, typos);
+            let pick = occ.into_iter().find(|o| {
+                mode == Mode::Point || {
+                    let own: Vec<usize> = (o.first..=o.last).collect();
+                    !clause_negated(a, a.tokens[o.first].clause, &own)
+                        && !clause_negated(a, a.tokens[o.last].clause, &own)
+                }
+            });
+            match pick {
+                Some(o) => chosen.push(o),
+                None => break,
+            }
+        }
+        if chosen.len() < rule.groups.len() {
+            continue;
+        }
+        let mut tokens: Vec<usize> = chosen.iter().flat_map(|o| o.first..=o.last).collect();
+        let mut start = chosen
+            .iter()
+            .map(|o| a.tokens[o.first].start)
+            .min()
+            .unwrap_or(0);
+        let mut end = chosen
+            .iter()
+            .map(|o| a.tokens[o.last].end)
+            .max()
+            .unwrap_or(0);
+        if let Some(h) = exact_here.first() {
+            start = start.min(h.start);
+            end = end.max(h.end);
+            tokens.extend(a.token_at(h.start)..a.token_at(h.end));
+        }
+        if mode == Mode::Flag && guarded(a, s, &tokens, guards) {
+            continue;
+        }
+        return Some(RuleMatch { start, end, tokens });
+    }
+    None
+}
+
+/// Built-in negation cues: a flag mention in the same clause as one of these is being denied.
+pub fn is_negation(a: &Analysis, i: usize) -> bool {
+    let Some(t) = a.tokens.get(i) else {
+        return false;
+    };
+    let next = a.tokens.get(i + 1).filter(|n| n.clause == t.clause);
+    let w = t.norm.as_str();
+    match w {
+        // "not only", "not just" affirm.
+        "not" => {
+            !next.is_some_and(|n| matches!(n.norm.as_str(), "only" | "just" | "merely" | "simply"))
+        }
+        "rather" => next.is_some_and(|n| n.norm == "than"),
+        "no" | "never" | "nothing" | "none" | "neither" | "nor" | "without" | "unlike"
+        | "instead" | "cannot" | "nobody" | "nowhere" | "wrong" | "incorrect" | "false"
+        | "myth" | "mistake" | "mistaken" | "misconception" | "misleading" | "untrue" | "nope"
+        | "neither's" => true,
+        _ => {
+            w.ends_with("n't")
+                || w.ends_with("nt")
+                    && matches!(
+                        w,
+                        "isnt"
+                            | "dont"
+                            | "doesnt"
+                            | "arent"
+                            | "wont"
+                            | "cant"
+                            | "wasnt"
+                            | "didnt"
+                            | "shouldnt"
+                            | "mustnt"
+                            | "neednt"
+                    )
+        }
+    }
+}
+
+/// Whether clause `c` holds a negation cue outside the tokens that made the match.
+fn clause_negated(a: &Analysis, c: usize, own: &[usize]) -> bool {
+    a.tokens
+        .iter()
+        .enumerate()
+        .filter(|(i, t)| t.clause == c && !own.contains(i))
+        .any(|(i, _)| is_negation(a, i))
+}
+
+/// Whether one of the flag's own guards appears in sentence `s`, outside the match.
+fn guarded(a: &Analysis, s: usize, own: &[usize], guards: &[Group]) -> bool {
+    guards.iter().any(|g| {
+        group_occurrences(a, g, s, false)
+            .iter()
+            .any(|o| (o.first..=o.last).all(|i| !own.contains(&i)))
+    })
+}
+
+/// Identifier-like words of the answer: candidates for "close: you wrote ...".
+pub fn ident_candidates(text: &str) -> Vec<(usize, usize)> {
+    let sep = |c: char| c.is_whitespace() || "`'\"(),;[]{}<>=".contains(c);
+    let mut out = Vec::new();
+    let mut start = None;
+    for (i, c) in text
+        .char_indices()
+        .chain(std::iter::once((text.len(), ' ')))
+    {
+        match (start, sep(c)) {
+            (None, false) => start = Some(i),
+            (Some(s), true) => {
+                let word = &text[s..i];
+                let trimmed = word.trim_end_matches(['.', ':', '!', '?', ',']);
+                let lead = trimmed.len() - trimmed.trim_start_matches(':').len();
+                let (ws, we) = (s + lead, s + trimmed.len());
+                if we > ws {
+                    out.push((ws, we));
+                }
+                start = None;
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Whether `found` is a near miss of `expected` (and not simply something else).
+pub fn near_miss(found: &str, expected: &str) -> bool {
+    if found == expected || expected.chars().count() < 4 {
+        return false;
+    }
+    if found.eq_ignore_ascii_case(expected) {
+        return true;
+    }
+    let digits = |s: &str| s.trim_start_matches(['-', '+', '\u{2212}']).to_string();
+    let numeric = |s: &str| !digits(s).is_empty() && digits(s).chars().all(|c| c.is_ascii_digit());
+    if numeric(expected) || numeric(found) {
+        // A different error code is a different thing; only a lost sign is "close".
+        return numeric(found) && digits(found) == digits(expected);
+    }
+    // `subscriptionId` for `io.modelcontextprotocol/subscriptionId`: right key, missing prefix.
+    if let Some(last) = expected.rsplit(['/', '.']).next() {
+        if last.len() >= 4 && last != expected && found.eq_ignore_ascii_case(last) {
+            return true;
+        }
+    }
+    let (f, e) = (found.to_lowercase(), expected.to_lowercase());
+    let n = e.chars().count();
+    if f.chars().count() * 2 < n {
+        return false;
+    }
+    let allowed = (n / 6).clamp(1, 4);
+    strsim::osa_distance(&f, &e) <= allowed
+}
+
+/// Stems of a free-text word, for the structured kinds.
+pub fn word_key(w: &str) -> String {
+    canon(&stem(&w.to_lowercase()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rule(exact: &[&str], all: &[&str]) -> Rule {
+        Rule::compile(&MatchRule {
+            exact: exact.iter().map(|s| s.to_string()).collect(),
+            all: all.iter().map(|s| s.to_string()).collect(),
+        })
+    }
+
+    fn hits(answer: &str, r: &Rule, mode: Mode) -> bool {
+        match_rule(&Analysis::new(answer), r, mode, &[]).is_some()
+    }
+
+    #[test]
+    fn exact_respects_identifier_boundaries() {
+        let t = "uses io.modelcontextprotocol/subscriptionId, and subscriptionId.";
+        assert_eq!(find_exact(t, "subscriptionId").len(), 1);
+        assert_eq!(
+            find_exact(t, "io.modelcontextprotocol/subscriptionId").len(),
+            1
+        );
+        assert!(
+            find_exact(
+                "notifications/subscriptions/acknowledgedX",
+                "notifications/subscriptions/acknowledged"
+            )
+            .is_empty()
+        );
+        assert_eq!(find_exact("code -32602.", "-32602").len(), 1);
+    }
+
+    #[test]
+    fn groups_cooccur_in_one_sentence() {
+        let r = rule(&[], &["ack", "must|mandatory"]);
+        assert!(hits("The acknowledgement is mandatory.", &r, Mode::Point));
+        assert!(!hits(
+            "The acknowledgement comes first. It is mandatory.",
+            &r,
+            Mode::Point
+        ));
+    }
+
+    #[test]
+    fn phrases_tolerate_fillers_and_compounds() {
+        let r = rule(&[], &["before change notification"]);
+        assert!(hits(
+            "it comes before any change notification",
+            &r,
+            Mode::Point
+        ));
+        let r = rule(&[], &["keepalive"]);
+        assert!(hits("send a keep-alive comment", &r, Mode::Point));
+        let r = rule(&[], &["subscription id"]);
+        assert!(hits("it carries the subscriptionId", &r, Mode::Point));
+    }
+
+    #[test]
+    fn negation_is_scoped_to_the_clause() {
+        let r = rule(&[], &["handshake"]);
+        assert!(!hits("It is not a handshake.", &r, Mode::Flag));
+        assert!(!hits(
+            "Unlike the old initialize handshake, it is per stream.",
+            &r,
+            Mode::Flag
+        ));
+        assert!(hits(
+            "Unlike initialize, the ack is a handshake.",
+            &r,
+            Mode::Flag
+        ));
+        assert!(hits("It is not only a handshake.", &r, Mode::Flag));
+        assert!(hits("It is not a handshake.", &r, Mode::Point));
+        let r = rule(&[], &["replay"]);
+        assert!(!hits(
+            "Nothing is replayed after a reconnect.",
+            &r,
+            Mode::Flag
+        ));
+        assert!(!hits("There is no replay.", &r, Mode::Flag));
+        assert!(hits(
+            "Missed notifications are replayed on reconnect.",
+            &r,
+            Mode::Flag
+        ));
+    }
+
+    #[test]
+    fn near_misses() {
+        let e = "notifications/subscriptions/acknowledged";
+        assert!(near_miss("notifications/subscription/acknowledge", e));
+        assert!(near_miss("Notifications/Subscriptions/Acknowledged", e));
+        assert!(!near_miss("notifications/tools/list_changed", e));
+        assert!(near_miss("32602", "-32602"));
+        assert!(!near_miss("-32601", "-32602"));
+        assert!(near_miss(
+            "subscriptionId",
+            "io.modelcontextprotocol/subscriptionId"
+        ));
+    }
+}

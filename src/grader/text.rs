@@ -1,0 +1,538 @@
+//! Reading an answer the way a tolerant interviewer listens: Unicode-normalised, split into
+//! sentences, clauses and words, each word reduced to a stem and a synonym class.
+
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+use unicode_normalization::UnicodeNormalization;
+
+/// One word of the answer.
+#[derive(Debug, Clone)]
+pub struct Token {
+    /// Byte range in [`Analysis::norm`].
+    pub start: usize,
+    pub end: usize,
+    /// Lower-cased NFKC form.
+    pub norm: String,
+    pub stem: String,
+    /// Synonym class (the stem of the group's head word), or the stem itself.
+    pub canon: String,
+    /// Only letters, lower case after the first: typo tolerance applies to these alone, never
+    /// to identifiers like `subscriptionId` or `-32602`.
+    pub plain_word: bool,
+    pub sentence: usize,
+    pub clause: usize,
+}
+
+/// The answer, normalised and segmented.
+#[derive(Debug, Clone)]
+pub struct Analysis {
+    /// NFKC text with typographic quotes and dashes made ASCII; case is kept for exact matching.
+    pub norm: String,
+    /// For each byte of `norm` (plus one past the end), the byte offset in the original answer.
+    map: Vec<usize>,
+    pub tokens: Vec<Token>,
+    sentence_starts: Vec<usize>,
+    clause_starts: Vec<usize>,
+}
+
+/// Characters NFKC leaves alone but people type for the same thing.
+fn fold_char(c: char) -> Option<char> {
+    Some(match c {
+        '\u{2018}' | '\u{2019}' | '\u{201B}' | '\u{2032}' | '`' => '\'',
+        '\u{201C}' | '\u{201D}' | '\u{201F}' | '\u{2033}' => '"',
+        '\u{2010}' | '\u{2011}' | '\u{2012}' | '\u{2212}' => '-',
+        '\u{00A0}' | '\u{202F}' => ' ',
+        '\u{200B}' | '\u{200C}' | '\u{200D}' | '\u{FEFF}' => return None,
+        _ => c,
+    })
+}
+
+fn is_word_char(c: char) -> bool {
+    c.is_alphanumeric()
+}
+
+const CONJUNCTIONS: &[&str] = &[
+    "but",
+    "because",
+    "although",
+    "though",
+    "whereas",
+    "while",
+    "whilst",
+    "however",
+    "since",
+    "which",
+    "yet",
+    "so",
+    "otherwise",
+    "except",
+    "unless",
+];
+
+impl Analysis {
+    pub fn new(answer: &str) -> Analysis {
+        let mut norm = String::with_capacity(answer.len());
+        let mut map = Vec::with_capacity(answer.len() + 1);
+        for (at, c) in answer.char_indices() {
+            for n in c.nfkc() {
+                let Some(n) = fold_char(n) else { continue };
+                let before = norm.len();
+                norm.push(n);
+                map.extend(std::iter::repeat_n(at, norm.len() - before));
+            }
+        }
+        map.push(answer.len());
+
+        // Sentence and clause boundaries from punctuation.
+        let mut sentence_starts = vec![0];
+        let mut clause_starts = vec![0];
+        let chars: Vec<(usize, char)> = norm.char_indices().collect();
+        for (k, &(_, c)) in chars.iter().enumerate() {
+            let next = chars.get(k + 1).map(|&(_, n)| n);
+            let after = chars.get(k + 1).map_or(norm.len(), |&(i, _)| i);
+            match c {
+                '.' | '!' | '?' if next.is_none_or(char::is_whitespace) => {
+                    sentence_starts.push(after);
+                    clause_starts.push(after);
+                }
+                '\n' => {
+                    if starts_new_item(&chars[k + 1..]) {
+                        sentence_starts.push(after);
+                    }
+                    clause_starts.push(after);
+                }
+                // A colon inside `resultType:"complete"` is no clause break.
+                ',' | ';' | ':' | '(' | ')' | '\u{2013}' | '\u{2014}'
+                    if c != ':' || next.is_none_or(char::is_whitespace) =>
+                {
+                    clause_starts.push(after);
+                }
+                '-' if next == Some(' ')
+                    && k > 0
+                    && chars.get(k - 1).is_some_and(|&(_, p)| p == ' ') =>
+                {
+                    clause_starts.push(after);
+                }
+                _ => {}
+            }
+        }
+
+        // Words: runs of letters and digits, with inner apostrophes ("isn't").
+        let mut tokens = Vec::new();
+        let mut k = 0;
+        while k < chars.len() {
+            if !is_word_char(chars[k].1) {
+                k += 1;
+                continue;
+            }
+            let start = chars[k].0;
+            let mut j = k;
+            loop {
+                while j < chars.len() && is_word_char(chars[j].1) {
+                    j += 1;
+                }
+                let apostrophe =
+                    j + 1 < chars.len() && chars[j].1 == '\'' && is_word_char(chars[j + 1].1);
+                if apostrophe {
+                    j += 1;
+                } else {
+                    break;
+                }
+            }
+            let end = chars.get(j).map_or(norm.len(), |&(i, _)| i);
+            let raw = &norm[start..end];
+            let plain_word = raw.chars().all(char::is_alphabetic)
+                && raw.chars().skip(1).all(|c| !c.is_uppercase());
+            let lower = raw.to_lowercase();
+            let stem = stem(&lower);
+            let canon = canon(&stem);
+            tokens.push(Token {
+                start,
+                end,
+                norm: lower,
+                stem,
+                canon,
+                plain_word,
+                sentence: 0,
+                clause: 0,
+            });
+            k = j;
+        }
+        for t in &tokens {
+            if CONJUNCTIONS.contains(&t.norm.as_str()) {
+                clause_starts.push(t.start);
+            }
+        }
+        sentence_starts.sort_unstable();
+        sentence_starts.dedup();
+        clause_starts.sort_unstable();
+        clause_starts.dedup();
+        let mut a = Analysis {
+            norm,
+            map,
+            tokens,
+            sentence_starts,
+            clause_starts,
+        };
+        for i in 0..a.tokens.len() {
+            let at = a.tokens[i].start;
+            a.tokens[i].sentence = a.sentence_of(at);
+            a.tokens[i].clause = a.clause_of(at);
+        }
+        a
+    }
+
+    pub fn sentence_of(&self, at: usize) -> usize {
+        self.sentence_starts.partition_point(|&s| s <= at)
+    }
+
+    pub fn clause_of(&self, at: usize) -> usize {
+        self.clause_starts.partition_point(|&s| s <= at)
+    }
+
+    pub fn sentence_count(&self) -> usize {
+        self.sentence_starts.len()
+    }
+
+    /// A byte range of `norm` as a byte range of the original answer.
+    pub fn original(&self, start: usize, end: usize) -> (usize, usize) {
+        let s = self.map.get(start).copied().unwrap_or(0);
+        // The end maps to the original byte where the next normalised char starts.
+        let e = self.map.get(end).copied().unwrap_or(s);
+        (s, e.max(s))
+    }
+
+    /// Index of the first token whose start is `>= at`.
+    pub fn token_at(&self, at: usize) -> usize {
+        self.tokens.partition_point(|t| t.start < at)
+    }
+}
+
+/// After a newline, a bullet or a numbered item (or a blank line) starts a new statement.
+fn starts_new_item(rest: &[(usize, char)]) -> bool {
+    let mut it = rest
+        .iter()
+        .map(|&(_, c)| c)
+        .skip_while(|c| *c == ' ' || *c == '\t');
+    match it.next() {
+        None | Some('\n') | Some('-') | Some('*') | Some('\u{2022}') | Some('+') => true,
+        Some(c) if c.is_ascii_digit() => {
+            let mut it = it.skip_while(char::is_ascii_digit);
+            matches!(it.next(), Some('.') | Some(')'))
+        }
+        _ => false,
+    }
+}
+
+/// Words irregular enough that suffix stripping would split their family.
+const IRREGULAR: &[(&str, &str)] = &[
+    ("notify", "notif"),
+    ("notifies", "notif"),
+    ("notified", "notif"),
+    ("notifying", "notif"),
+    ("notification", "notif"),
+    ("notifications", "notif"),
+    ("notif", "notif"),
+    ("notifs", "notif"),
+    ("cancellation", "cancel"),
+    ("cancelation", "cancel"),
+    ("cancellations", "cancel"),
+    ("ids", "id"),
+    ("acks", "ack"),
+    ("acked", "ack"),
+    ("acking", "ack"),
+    ("sent", "send"),
+    ("sending", "send"),
+    ("sends", "send"),
+    ("began", "begin"),
+    ("begun", "begin"),
+    ("lost", "lose"),
+    ("chosen", "choos"),
+    ("chose", "choos"),
+    ("ambiguity", "ambigu"),
+    ("ambiguous", "ambigu"),
+    ("ambiguities", "ambigu"),
+    ("mandated", "mandat"),
+    ("mandatory", "mandatori"),
+    ("reconnection", "reconnect"),
+    ("connection", "connect"),
+    ("connections", "connect"),
+];
+
+/// A light English stemmer: enough to fold acknowledge/acknowledged/acknowledgement/
+/// acknowledging (and notify/notification) together without a dictionary. Deterministic, and
+/// applied identically to answers and to the cards' concept words, so consistency matters more
+/// than linguistic accuracy.
+pub fn stem(word: &str) -> String {
+    let w = word.strip_suffix("'s").unwrap_or(word);
+    if let Some(&(_, s)) = IRREGULAR.iter().find(|(k, _)| *k == w) {
+        return s.to_string();
+    }
+    if !w.chars().all(|c| c.is_ascii_alphabetic()) || w.len() <= 3 {
+        return w.to_string();
+    }
+    let mut s = w.to_string();
+    const SUFFIXES: &[(&str, &str)] = &[
+        ("ements", ""),
+        ("ement", ""),
+        ("ations", "ate"),
+        ("ation", "ate"),
+        ("ptions", "b"),
+        ("ption", "b"),
+        ("ments", ""),
+        ("ment", ""),
+        ("nesses", ""),
+        ("ness", ""),
+        ("ings", ""),
+        ("ing", ""),
+        ("ies", "y"),
+        ("ied", "y"),
+        ("edly", ""),
+        ("ed", ""),
+        ("ously", ""),
+        ("ous", ""),
+        ("ly", ""),
+        ("es", ""),
+        ("s", ""),
+    ];
+    for (suffix, repl) in SUFFIXES {
+        if let Some(base) = s.strip_suffix(suffix) {
+            if base.len() < 3 {
+                continue;
+            }
+            if *suffix == "s" && (base.ends_with('s') || base.ends_with('u') || base.ends_with('i'))
+            {
+                continue;
+            }
+            if *suffix == "es"
+                && !(base.ends_with('s')
+                    || base.ends_with('x')
+                    || base.ends_with("ch")
+                    || base.ends_with("sh")
+                    || base.ends_with('z'))
+            {
+                // "closes", "caches" keep their e; then the e is dropped below like "close".
+                s = format!("{base}e");
+                break;
+            }
+            s = format!("{base}{repl}");
+            break;
+        }
+    }
+    if s.len() > 3 && s.ends_with('e') {
+        s.pop();
+    }
+    let b = s.as_bytes();
+    if s.len() > 3 {
+        let (x, y) = (b[b.len() - 2], b[b.len() - 1]);
+        if x == y && !b"aeiou".contains(&y) {
+            s.pop();
+        }
+    }
+    if s.len() > 3 && s.ends_with('y') {
+        s.pop();
+        s.push('i');
+    }
+    s
+}
+
+/// Synonym groups for this domain. The first word names the class.
+const SYNONYMS: &[&[&str]] = &[
+    &[
+        "ack",
+        "acknowledge",
+        "acknowledgement",
+        "acknowledgment",
+        "acknowledged",
+        "acknowledging",
+    ],
+    &[
+        "must",
+        "required",
+        "require",
+        "mandatory",
+        "obligatory",
+        "compulsory",
+        "shall",
+        "requirement",
+        "mandated",
+    ],
+    &["id", "identifier", "ident"],
+    &[
+        "end",
+        "close",
+        "terminate",
+        "finish",
+        "shut",
+        "closure",
+        "ending",
+        "termination",
+    ],
+    &["send", "emit", "transmit", "dispatch"],
+    &[
+        "replay",
+        "redeliver",
+        "redelivery",
+        "retransmit",
+        "backfill",
+    ],
+    &["every", "each", "all"],
+    &["before", "prior", "precede", "preceding", "ahead"],
+    &[
+        "after",
+        "subsequent",
+        "subsequently",
+        "following",
+        "later",
+        "afterwards",
+    ],
+    &["first", "initial", "firstly"],
+    &["ambiguous", "ambiguity", "unclear", "indistinguishable"],
+    &["response", "reply"],
+    &["ignore", "discard", "drop", "disregard"],
+    &["meta", "metadata"],
+    &["cancel", "abort"],
+    &["header", "headers"],
+    &["optional", "optionally"],
+    &["forbidden", "prohibited", "disallowed"],
+    &["reconnect", "reconnection"],
+    &["error", "errors"],
+    &["json", "jsonrpc"],
+];
+
+fn synonym_table() -> &'static HashMap<String, String> {
+    static TABLE: OnceLock<HashMap<String, String>> = OnceLock::new();
+    TABLE.get_or_init(|| {
+        let mut m = HashMap::new();
+        for group in SYNONYMS {
+            let head = stem(group[0]);
+            for w in *group {
+                m.insert(stem(w), head.clone());
+            }
+        }
+        m
+    })
+}
+
+/// The synonym class of a stem.
+pub fn canon(stem: &str) -> String {
+    synonym_table()
+        .get(stem)
+        .cloned()
+        .unwrap_or_else(|| stem.to_string())
+}
+
+/// Function words a phrase may drop or add without changing what it says. Negations and the
+/// words that carry order or quantity ("before", "every", "only") are never here.
+pub fn is_stopword(w: &str) -> bool {
+    const STOP: &[&str] = &[
+        "a", "an", "the", "of", "to", "in", "on", "for", "is", "are", "was", "were", "be", "been",
+        "being", "it", "its", "it's", "that", "this", "these", "those", "with", "by", "as", "at",
+        "from", "into", "onto", "then", "there", "their", "they", "them", "its", "do", "does",
+        "did", "has", "have", "had", "will", "would", "should", "can", "could", "also", "very",
+        "really", "simply", "just", "itself", "own", "i", "you", "we", "your", "our", "my", "some",
+        "which", "who", "what", "s",
+    ];
+    STOP.contains(&w)
+}
+
+/// Whether `a` (from the answer) is a small typo of `b` (from the card): edit distance scaled
+/// by length, never on short words, same first letter (people rarely mistype that one).
+pub fn typo_close(a: &str, b: &str) -> bool {
+    let n = b.chars().count();
+    if n < 5 || a.chars().next() != b.chars().next() {
+        return false;
+    }
+    let allowed = if n >= 9 { 2 } else { 1 };
+    let m = a.chars().count();
+    if m.abs_diff(n) > allowed {
+        return false;
+    }
+    strsim::osa_distance(a, b) <= allowed
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn word_families_share_a_stem() {
+        let families: &[&[&str]] = &[
+            &[
+                "acknowledge",
+                "acknowledged",
+                "acknowledgement",
+                "acknowledgment",
+                "acknowledging",
+                "acknowledges",
+            ],
+            &["notify", "notification", "notifications", "notified"],
+            &["replay", "replayed", "replays", "replaying"],
+            &["close", "closes", "closed", "closing"],
+            &["cancel", "cancelled", "canceled", "cancellation", "cancels"],
+            &["subscribe", "subscription", "subscriptions", "subscribed"],
+            &["correlate", "correlation", "correlated"],
+            &["stream", "streams", "streaming"],
+            &["require", "required", "requires", "requirement"],
+            &["reply", "replies", "replied"],
+            &["message", "messages"],
+            &["update", "updates", "updated"],
+        ];
+        for f in families {
+            let s0 = stem(f[0]);
+            for w in *f {
+                assert_eq!(stem(w), s0, "{w} vs {}", f[0]);
+            }
+        }
+        assert_ne!(stem("header"), stem("head"));
+    }
+
+    #[test]
+    fn synonyms_share_a_class() {
+        assert_eq!(canon(&stem("ack")), canon(&stem("acknowledgement")));
+        assert_eq!(canon(&stem("must")), canon(&stem("mandatory")));
+        assert_eq!(canon(&stem("required")), canon(&stem("mandatory")));
+        assert_eq!(canon(&stem("identifier")), canon(&stem("id")));
+        assert_ne!(canon(&stem("must")), canon(&stem("may")));
+    }
+
+    #[test]
+    fn typos_scale_with_length() {
+        assert!(typo_close("mandatroy", "mandatory"));
+        assert!(typo_close("acknowleg", "acknowledg"));
+        assert!(!typo_close("sent", "send"));
+        assert!(!typo_close("xandatory", "mandatory"));
+        assert!(!typo_close("manda", "mandatory"));
+    }
+
+    #[test]
+    fn segments_sentences_and_clauses() {
+        let a =
+            Analysis::new("It is not a handshake, unlike initialize. Then io.x/y is used.\n- next");
+        let handshake = a.tokens.iter().find(|t| t.norm == "handshake").unwrap();
+        let unlike = a.tokens.iter().find(|t| t.norm == "unlike").unwrap();
+        let io = a.tokens.iter().find(|t| t.norm == "io").unwrap();
+        let y = a.tokens.iter().find(|t| t.norm == "y").unwrap();
+        let next = a.tokens.iter().find(|t| t.norm == "next").unwrap();
+        assert_eq!(handshake.sentence, unlike.sentence);
+        assert_ne!(handshake.clause, unlike.clause);
+        assert_eq!(
+            io.sentence, y.sentence,
+            "a dot inside an identifier is no sentence end"
+        );
+        assert_ne!(io.sentence, handshake.sentence);
+        assert_ne!(next.sentence, y.sentence);
+    }
+
+    #[test]
+    fn maps_back_to_original_offsets() {
+        let answer = "ﬁrst “ack” isn’t late";
+        let a = Analysis::new(answer);
+        let t = a.tokens.iter().find(|t| t.norm == "ack").unwrap();
+        let (s, e) = a.original(t.start, t.end);
+        assert_eq!(&answer[s..e], "ack");
+        assert!(a.tokens.iter().any(|t| t.norm == "first"));
+        assert!(a.tokens.iter().any(|t| t.norm == "isn't"));
+    }
+}

@@ -1,0 +1,225 @@
+//! `mcp-tutor decks ...` on fixture decks (never the shipped content, which changes).
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+use predicates::str::contains;
+
+pub const GOOD: &str = "tests/fixtures/decks/good";
+pub const BROKEN: &str = "tests/fixtures/decks/broken";
+
+/// The binary with no user decks folder and no colour, so only the decks we pass are extra.
+pub fn tutor(config: &tempfile::TempDir) -> Command {
+    let mut cmd = Command::cargo_bin("mcp-tutor").expect("binary builds");
+    cmd.env("XDG_CONFIG_HOME", config.path())
+        .env("HOME", config.path())
+        .env("NO_COLOR", "1")
+        .env("MCP_TUTOR_HOME", config.path().join("data"))
+        .timeout(std::time::Duration::from_secs(60));
+    cmd
+}
+
+fn tmp() -> tempfile::TempDir {
+    tempfile::tempdir().expect("temp dir")
+}
+
+#[test]
+fn list_shows_every_fixture_card_with_kind_and_facts() {
+    let t = tmp();
+    tutor(&t)
+        .args(["--decks", GOOD, "decks", "list"])
+        .assert()
+        .success()
+        .stdout(contains("demo/ack-first"))
+        .stdout(contains("spot-the-bug"))
+        .stdout(contains("demo/stream-order"))
+        .stdout(contains("[facts 1,2,9]"));
+}
+
+#[test]
+fn check_passes_a_good_deck() {
+    let t = tmp();
+    tutor(&t)
+        .args(["decks", "check", GOOD])
+        .assert()
+        .success()
+        .stdout(contains(
+            "1 deck(s), 9 card(s): all checks and self-tests pass",
+        ));
+}
+
+#[test]
+fn check_names_every_problem_with_file_line_and_column() {
+    let t = tmp();
+    let out = tutor(&t)
+        .args(["decks", "check", BROKEN])
+        .assert()
+        .code(1)
+        .get_output()
+        .stderr
+        .clone();
+    let err = String::from_utf8_lossy(&out);
+    let f = "tests/fixtures/decks/broken/broken.toml";
+    for expected in [
+        format!("{f}:10:1: card `one` has follow-up `nowhere`"),
+        format!("{f}:9:1: card `one` cites fact 61"),
+        format!("{f}:17:1: required point \"has no rule\" of card `one` has no match rule"),
+        format!("{f}:21:1: duplicate card id `one` (first used on line 6)"),
+        format!("{f}:25:1: choice card `one` has no correct option"),
+        format!("{f}:32:1: order card `order-short` needs at least two `items`"),
+        format!("{f}:38:1: cloze text of card `cloze-none` has no `{{{{…}}}}` blank"),
+        format!("{f}:48:1: card `bug-out` has bug_line = 5, but its transcript has 2 lines"),
+        format!("{f}:70:1: red flag \"no rules\" of card `flagless` has no match rule"),
+        format!("{f}:70:1: red flag \"no rules\" of card `flagless` has an empty `correction`"),
+        "tests/fixtures/decks/broken/syntax.toml:8:25: invalid basic string".to_string(),
+        "tests/fixtures/decks/broken/unknown-field.toml:9:1: unknown field `qeustion_extra`"
+            .to_string(),
+    ] {
+        assert!(err.contains(&expected), "missing {expected:?} in:\n{err}");
+    }
+}
+
+#[test]
+fn a_broken_deck_does_not_stop_the_others() {
+    let t = tmp();
+    tutor(&t)
+        .args(["--decks", BROKEN, "--decks", GOOD, "decks", "list"])
+        .assert()
+        .success()
+        .stdout(contains("demo/ack-first"))
+        .stdout(contains("broken/order-short"))
+        .stderr(contains("syntax.toml:8:25"));
+}
+
+#[test]
+fn self_tests_catch_a_card_whose_answer_misses_its_points() {
+    let t = tmp();
+    let dir = t.path().join("decks");
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    std::fs::write(
+        dir.join("weak.toml"),
+        r#"[deck]
+id = "weak"
+title = "Weak"
+
+[[cards]]
+id = "c"
+kind = "recall"
+question = "Q"
+[cards.answer]
+seconds = 5
+text = "It is a handshake."
+[[cards.points]]
+label = "names the ack"
+required = true
+[[cards.points.match]]
+exact = ["notifications/subscriptions/acknowledged"]
+[[cards.red_flags]]
+label = "handshake"
+correction = "It is not one."
+spec = "CHG"
+examples = ["a heartbeat"]
+non_examples = ["it is a handshake"]
+[[cards.red_flags.match]]
+all = ["handshake"]
+"#,
+    )
+    .expect("write");
+    tutor(&t)
+        .args(["decks", "check"])
+        .arg(&dir)
+        .assert()
+        .code(1)
+        .stderr(contains("weak.toml:6:1: self-test: the card's own answer misses required point(s) \"names the ack\""))
+        .stderr(contains("weak.toml:18:1: self-test: the card's own answer fires red flag \"handshake\""))
+        .stderr(contains("does not fire on its example \"a heartbeat\""))
+        .stderr(contains("fires on its non-example \"it is a handshake\""));
+}
+
+#[test]
+fn facts_toml_is_skipped_and_export_reports_coverage() {
+    let t = tmp();
+    let out = tutor(&t)
+        .args(["--decks", GOOD, "decks", "export", "--format", "json"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let v: serde_json::Value = serde_json::from_slice(&out).expect("export is JSON");
+    let decks = v["decks"].as_array().expect("decks array");
+    assert!(decks.iter().all(|d| d["id"] != "facts"));
+    let demo = decks.iter().find(|d| d["id"] == "demo").expect("demo deck");
+    assert_eq!(demo["title"], "Demo: subscriptions");
+    let cards = demo["cards"].as_array().expect("cards");
+    let first = &cards[0];
+    assert_eq!(first["id"], "ack-first");
+    assert_eq!(first["kind"], "recall");
+    assert_eq!(first["facts"], serde_json::json!([1, 2, 9]));
+    assert_eq!(
+        first["points"][0]["label"],
+        "names notifications/subscriptions/acknowledged"
+    );
+    assert_eq!(first["points"][0]["required"], true);
+    assert_eq!(
+        first["red_flags"][0]["label"],
+        "calls the acknowledgement a handshake"
+    );
+    assert_eq!(first["followups"], serde_json::json!(["ack-replay"]));
+    // The follow-up is a card of its own, and knows its parent.
+    let follow = cards
+        .iter()
+        .find(|c| c["id"] == "ack-replay")
+        .expect("follow-up listed");
+    assert_eq!(follow["parent"], "ack-first");
+    assert_eq!(v["facts"]["total"], 60);
+    let covered = v["facts"]["covered"].as_array().expect("covered");
+    assert!(covered.contains(&serde_json::json!(29)));
+}
+
+#[test]
+fn export_markdown_is_a_study_sheet() {
+    let t = tmp();
+    tutor(&t)
+        .args(["--decks", GOOD, "decks", "export", "--format", "md"])
+        .assert()
+        .success()
+        .stdout(contains("## Demo: subscriptions"))
+        .stdout(contains(
+            "### What must an MCP server send first on a subscriptions/listen stream?",
+        ))
+        .stdout(contains(
+            "#### Does the acknowledgement replay changes the client missed?",
+        ))
+        .stdout(contains("- (b) It closes the SSE response stream **✓**"))
+        .stdout(contains(
+            " 2 data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\"",
+        ))
+        .stdout(contains("Facts covered:"));
+}
+
+#[test]
+fn show_prints_one_card_with_its_followups() {
+    let t = tmp();
+    tutor(&t)
+        .args(["--decks", GOOD, "decks", "show", "demo/ack-first"])
+        .assert()
+        .success()
+        .stdout(contains("What must an MCP server send first"))
+        .stdout(contains(
+            "- names notifications/subscriptions/acknowledged (required)",
+        ))
+        .stdout(contains("**Solid answer (~40 s)**"))
+        .stdout(contains("Does the acknowledgement replay"))
+        .stdout(contains("Which are filter fields?").not());
+}
+
+#[test]
+fn show_unknown_card_fails_with_a_hint() {
+    let t = tmp();
+    tutor(&t)
+        .args(["--decks", GOOD, "decks", "show", "demo/nope"])
+        .assert()
+        .failure()
+        .stderr(contains("unknown card `demo/nope`"))
+        .stderr(contains("decks list"));
+}
