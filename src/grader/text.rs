@@ -298,7 +298,9 @@ pub fn stem(word: &str) -> String {
     ];
     for (suffix, repl) in SUFFIXES {
         if let Some(base) = s.strip_suffix(suffix) {
-            if base.len() < 3 {
+            // "reply" and "apply" are not adverbs.
+            let min = if *suffix == "ly" { 5 } else { 3 };
+            if base.len() < min {
                 continue;
             }
             if *suffix == "s" && (base.ends_with('s') || base.ends_with('u') || base.ends_with('i'))
