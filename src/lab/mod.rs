@@ -1,12 +1,245 @@
-//! Placeholder: owned by the issue that builds `lab`.
+//! `mcp-tutor lab`: drive an MCP server step by step and watch the subscription rules happen
+//! on the wire. Every frame is annotated and checked by the checking client's validator.
 
+mod checks;
+mod connect;
+pub mod event;
+mod explain;
+pub mod link;
+mod render;
+mod repl;
+pub mod runner;
+pub mod scenario;
+pub mod session;
+pub mod step;
+mod timeline;
+
+use std::io::{BufRead, IsTerminal};
+use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::Context;
 
 use crate::cli::Global;
+use render::Look;
+use runner::{Lapses, Predictor, Runner, Scripted};
+use session::{Lab, Sink, Stdout};
 
 #[derive(Debug, clap::Args)]
-pub struct Args {}
+#[command(
+    about = "A REPL that drives an MCP server step by step and checks every frame on the wire",
+    long_about = "A REPL that drives an MCP server step by step and checks every frame on the wire.\n\n\
+        By default the lab starts the bundled mock server in this process on 127.0.0.1 (a free \
+        port) and talks to it over real HTTP. Type `help` for the steps: `listen tools`, \
+        `change tools`, `close all`, `cancel lab-1`, `drop`, `fault NAME on`, `timeline`, \
+        `explain`...\n\n\
+        Frames that arrive while you type are printed above the prompt, each annotated: the \
+        acknowledgement first with the honoured subset, the tag on every notification, the \
+        graceful result or the abrupt end. Broken rules are flagged in place with their spec \
+        reference.",
+    after_help = "Examples:\n  \
+        mcp-tutor lab                          the REPL against the bundled server\n  \
+        mcp-tutor lab --list                   the guided scenarios\n  \
+        mcp-tutor lab --scenario ack-first     one guided scenario (predict, then watch)\n  \
+        mcp-tutor lab --url http://127.0.0.1:3000/mcp   any 2026-07-28 server\n  \
+        mcp-tutor lab --stdio                  a `mcp-tutor serve --stdio` child over its stdio\n  \
+        printf 'listen tools\\nchange tools\\nclose all\\n' | mcp-tutor lab   a transcript"
+)]
+pub struct Args {
+    /// Talk to this MCP endpoint instead of the bundled server. `change` and `close all` then
+    /// call the server's trigger tools; `drop` and `fault` are not available.
+    #[arg(long, value_name = "URL", conflicts_with = "stdio")]
+    pub url: Option<String>,
+    /// Start `mcp-tutor serve --stdio` as a child and talk over its standard streams.
+    #[arg(long)]
+    pub stdio: bool,
+    /// Run one guided scenario (see --list).
+    #[arg(long, value_name = "NAME")]
+    pub scenario: Option<String>,
+    /// List the guided scenarios and exit.
+    #[arg(long)]
+    pub list: bool,
+    /// Run the steps in FILE (one per line, `#` comments) and print the transcript. With
+    /// --scenario, FILE holds the predictions instead (`predict b`, one per question).
+    #[arg(long, value_name = "FILE")]
+    pub script: Option<PathBuf>,
+    /// One JSON object per event instead of text.
+    #[arg(long)]
+    pub json: bool,
+    /// How long the careful client waits for an acknowledgement before it cancels and retries.
+    #[arg(long, value_name = "MS", default_value_t = 2000)]
+    pub ack_timeout: u64,
+    /// Start the bundled server with this fault switched on (repeatable; see `fault` in the lab).
+    #[arg(long = "fault", value_name = "NAME")]
+    pub faults: Vec<String>,
+}
 
-pub fn run(_args: Args, _g: &Global) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("`lab` is not built yet")
+/// Wrong predictions become lapses in the quiz's store.
+struct StoreLapses {
+    dir: Option<PathBuf>,
+}
+
+impl Lapses for StoreLapses {
+    fn record(&mut self, card: &str, source: &str) -> anyhow::Result<()> {
+        let dir = self
+            .dir
+            .as_ref()
+            .context("no data directory: pass --data-dir DIR")?;
+        connect::record_lapse(dir, card, source)
+    }
+}
+
+/// Reads predictions from the terminal.
+struct AskUser;
+
+impl Predictor for AskUser {
+    fn predict(&mut self, q: &scenario::Question) -> Option<String> {
+        let letters: String = q.letters().collect();
+        let Ok(mut rl) = rustyline::DefaultEditor::new() else {
+            return None;
+        };
+        loop {
+            let line = match rl.readline(&format!("your prediction [{letters}] (enter to skip)> "))
+            {
+                Ok(l) => l,
+                Err(_) => return None,
+            };
+            let l = line.trim().to_ascii_lowercase();
+            let l = l.strip_prefix("predict").unwrap_or(&l).trim().to_owned();
+            if l.is_empty() {
+                return None;
+            }
+            if l.len() == 1 && letters.contains(&l) {
+                return Some(l);
+            }
+            println!("  type one of {letters}");
+        }
+    }
+}
+
+pub fn run(args: Args, g: &Global) -> anyhow::Result<ExitCode> {
+    if args.list {
+        for s in scenario::all()? {
+            let t = match s.scenario.transport {
+                scenario::Transport::Http => "http",
+                scenario::Transport::Stdio => "stdio",
+            };
+            println!("{:<22} {:<5} {}", s.scenario.id, t, s.scenario.summary);
+        }
+        println!("\nrun one with: mcp-tutor lab --scenario NAME");
+        return Ok(ExitCode::SUCCESS);
+    }
+    let sc = args.scenario.as_deref().map(scenario::find).transpose()?;
+    let script_lines: Option<Vec<String>> = match &args.script {
+        Some(path) => Some(
+            std::fs::read_to_string(path)
+                .with_context(|| format!("cannot read the script {}", path.display()))?
+                .lines()
+                .map(str::to_owned)
+                .collect(),
+        ),
+        None if !std::io::stdin().is_terminal() => Some(
+            std::io::stdin()
+                .lock()
+                .lines()
+                .collect::<Result<_, _>>()
+                .context("cannot read steps from standard input")?,
+        ),
+        None => None,
+    };
+    let interactive = script_lines.is_none();
+    let look = Look {
+        wire: false,
+        plain: g.plain,
+    };
+    let mut ack_timeout = Duration::from_millis(args.ack_timeout);
+    let mut target = connect::Target::from_args(&args);
+    if let Some(sc) = &sc {
+        if let Some(ms) = sc.scenario.ack_timeout_ms {
+            ack_timeout = Duration::from_millis(ms);
+        }
+        target = connect::Target::for_scenario(&args, sc);
+    }
+
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+    let conn = rt.block_on(connect::connect(&target, tx.clone()))?;
+
+    let data_dir = crate::paths::data_dir(g).ok();
+    let mut lapses = StoreLapses {
+        dir: data_dir.clone(),
+    };
+
+    if !interactive || sc.is_some() {
+        let lines = script_lines.unwrap_or_default();
+        let sink: Box<dyn Sink> = Box::new(Stdout { json: args.json });
+        let lab = Lab::new(conn.link, conn.controls, tx, sink, look, ack_timeout);
+        let mut runner = Runner {
+            lab,
+            rx,
+            quiet: Duration::from_millis(250),
+        };
+        let lab_failed = rt.block_on(async {
+            runner.lab.banner();
+            let mut predictor: Box<dyn Predictor> = if interactive {
+                Box::new(AskUser)
+            } else {
+                Box::new(Scripted::from_lines(&lines))
+            };
+            if let Some(sc) = &sc {
+                runner.scenario(sc, predictor.as_mut(), &mut lapses).await;
+            } else {
+                for line in &lines {
+                    if !runner.line(line).await {
+                        break;
+                    }
+                }
+            }
+            runner.lab.shutdown().await;
+            runner
+                .lab
+                .events
+                .iter()
+                .any(|e| matches!(e, event::Event::Error { .. }))
+        });
+        drop(conn.keep);
+        // A script that hit an error says so in its exit status, so CI notices.
+        return Ok(if lab_failed && sc.is_none() {
+            ExitCode::FAILURE
+        } else {
+            ExitCode::SUCCESS
+        });
+    }
+
+    let ids = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let helper = repl::LabHelper {
+        ids: ids.clone(),
+        faults: conn.fault_names.clone(),
+        uris: conn.uris.clone(),
+    };
+    let mut rl = repl::editor(helper)?;
+    let sink: Box<dyn Sink> = match rl.create_external_printer() {
+        Ok(printer) => Box::new(repl::PrinterSink {
+            printer,
+            json: args.json,
+        }),
+        Err(_) => Box::new(Stdout { json: args.json }),
+    };
+    let mut lab = Lab::new(conn.link, conn.controls, tx, sink, look, ack_timeout);
+    lab.banner();
+    lab.emit(event::Event::Info {
+        text: "type `help` for the steps, `quit` to leave; try `listen tools` then `change tools`"
+            .into(),
+    });
+    let lab = Arc::new(tokio::sync::Mutex::new(lab));
+    let history = data_dir.map(|d| d.join("lab_history"));
+    repl::run(&rt, rl, lab, rx, ids, history)?;
+    drop(conn.keep);
+    Ok(ExitCode::SUCCESS)
 }

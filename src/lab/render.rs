@@ -1,0 +1,282 @@
+//! Events as a person reads them: one arrow line per message, indented notes under it,
+//! violations flagged in place with rule, frame and spec reference.
+
+use std::fmt::Write as _;
+
+use owo_colors::{OwoColorize, Stream, Style};
+use serde_json::Value;
+
+use super::event::{EndKind, Event, Verdict, show_id};
+
+/// Rendering choices that do not change what is said.
+#[derive(Debug, Clone, Copy)]
+pub struct Look {
+    /// Show raw wire text (`wire on`).
+    pub wire: bool,
+    /// Screen-reader mode: ASCII arrows and marks.
+    pub plain: bool,
+}
+
+fn paint(s: &str, style: Style) -> String {
+    s.if_supports_color(Stream::Stdout, |t| t.style(style))
+        .to_string()
+}
+
+struct Marks {
+    out: &'static str,
+    back: &'static str,
+    ok: &'static str,
+    bad: &'static str,
+    end: &'static str,
+}
+
+fn marks(plain: bool) -> Marks {
+    if plain {
+        Marks {
+            out: "->",
+            back: "<-",
+            ok: "ok",
+            bad: "VIOLATION",
+            end: "<-x",
+        }
+    } else {
+        Marks {
+            out: "→",
+            back: "←",
+            ok: "✓",
+            bad: "✗",
+            end: "←✕",
+        }
+    }
+}
+
+fn indent(block: &str, by: &str) -> String {
+    let mut s = String::new();
+    for line in block.lines() {
+        let _ = writeln!(s, "{by}{line}");
+    }
+    s
+}
+
+fn verdict_lines(out: &mut String, verdicts: &[Verdict], m: &Marks, frame: Option<&str>) {
+    for v in verdicts.iter().filter(|v| !v.ok) {
+        let head = format!("{} {} — {}", m.bad, v.rule, v.title);
+        let _ = writeln!(out, "    {}", paint(&head, Style::new().red().bold()));
+        if !v.detail.is_empty() {
+            let _ = writeln!(out, "      {}", v.detail);
+        }
+        if let Some(f) = frame {
+            let _ = writeln!(out, "      frame: {f}");
+        }
+        let _ = writeln!(out, "      spec: {}", v.spec);
+    }
+    let passed: Vec<&str> = verdicts
+        .iter()
+        .filter(|v| v.ok)
+        .map(|v| v.rule.as_str())
+        .collect();
+    if !passed.is_empty() {
+        let line = format!("{} {}", m.ok, passed.join(", "));
+        let _ = writeln!(out, "    {}", paint(&line, Style::new().green()));
+    }
+}
+
+fn compact(v: &Value) -> String {
+    serde_json::to_string(v).unwrap_or_default()
+}
+
+/// One event as text, ending in a newline (empty for events that show nothing).
+pub fn render(ev: &Event, look: Look) -> String {
+    let m = marks(look.plain);
+    let mut out = String::new();
+    match ev {
+        Event::Banner { server, transport } => {
+            let _ = writeln!(
+                out,
+                "{} {server} ({transport})",
+                paint("mcp-tutor lab:", Style::new().bold())
+            );
+        }
+        Event::Say { text } => {
+            out.push('\n');
+            out.push_str(&indent(text.trim_end(), ""));
+        }
+        Event::Question {
+            prompt, choices, ..
+        } => {
+            let _ = writeln!(
+                out,
+                "{} {prompt}",
+                paint("predict:", Style::new().yellow().bold())
+            );
+            for (c, choice) in (b'a'..).map(char::from).zip(choices) {
+                let _ = writeln!(out, "  {c}) {choice}");
+            }
+        }
+        Event::Answer {
+            chosen,
+            correct,
+            right,
+            card,
+            why,
+            lapse_recorded,
+        } => {
+            let verdict = match (chosen, right) {
+                (None, _) => format!("answer: {correct} (no prediction made)"),
+                (Some(c), true) => format!("{} you said {c}, and the wire agrees", m.ok),
+                (Some(c), false) => format!("{} you said {c}; the answer is {correct}", m.bad),
+            };
+            let style = if *right {
+                Style::new().green().bold()
+            } else if chosen.is_some() {
+                Style::new().red().bold()
+            } else {
+                Style::new().bold()
+            };
+            let _ = writeln!(out, "{}", paint(&verdict, style));
+            out.push_str(&indent(why.trim_end(), "  "));
+            if *lapse_recorded {
+                let _ = writeln!(out, "  (card {card} comes back sooner in `mcp-tutor quiz`)");
+            }
+        }
+        Event::Notice { text } => {
+            out.push_str(&indent(
+                text.trim_end(),
+                &format!("{} ", paint("notice:", Style::new().cyan())),
+            ));
+        }
+        Event::Step { line } => {
+            let _ = writeln!(out, "{} {line}", paint("lab>", Style::new().bold()));
+        }
+        Event::Send {
+            id,
+            method,
+            detail,
+            wire,
+        } => {
+            let id = id
+                .as_ref()
+                .map(|i| format!("  id {}", show_id(i)))
+                .unwrap_or_default();
+            let line = format!("{} {method}{id}", m.out);
+            let _ = write!(out, "{}", paint(&line, Style::new().blue()));
+            if detail.is_empty() {
+                out.push('\n');
+            } else {
+                let _ = writeln!(out, "  {detail}");
+            }
+            if look.wire {
+                if let Some(w) = wire {
+                    out.push_str(&indent(w, "    | "));
+                }
+            }
+        }
+        Event::Reply {
+            id,
+            method,
+            status,
+            summary,
+            wire,
+            ..
+        } => {
+            let status = status.map(|s| format!(" HTTP {s}")).unwrap_or_default();
+            let line = format!("{} {method} id {}{status}: {summary}", m.back, show_id(id));
+            let _ = writeln!(out, "{line}");
+            if look.wire {
+                if let Some(w) = wire {
+                    out.push_str(&indent(w, "    | "));
+                }
+            }
+        }
+        Event::Frame {
+            stream,
+            kind,
+            raw,
+            notes,
+            verdicts,
+            ..
+        } => {
+            let bad = verdicts.iter().any(|v| !v.ok);
+            let line = format!("{} [{}] {kind}", m.back, show_id(stream));
+            let style = if bad {
+                Style::new().red().bold()
+            } else {
+                Style::new().magenta()
+            };
+            let _ = writeln!(out, "{}", paint(&line, style));
+            if look.wire {
+                out.push_str(&indent(raw, "    | "));
+            }
+            for n in notes {
+                let _ = writeln!(out, "    {n}");
+            }
+            verdict_lines(&mut out, verdicts, &m, (!look.wire).then_some(raw.as_str()));
+        }
+        Event::KeepAlive { stream, raw } => {
+            if look.wire {
+                let _ = writeln!(
+                    out,
+                    "{}",
+                    paint(
+                        &format!(
+                            "    | [{}] {:?}  (keep-alive comment: not a message, ignored)",
+                            show_id(stream),
+                            raw
+                        ),
+                        Style::new().dimmed()
+                    )
+                );
+            }
+        }
+        Event::Dropped {
+            stream,
+            kind,
+            message,
+            why,
+            verdicts,
+        } => {
+            let line = format!("{} [{}] {kind} — dropped", m.back, show_id(stream));
+            let _ = writeln!(out, "{}", paint(&line, Style::new().dimmed()));
+            let _ = writeln!(out, "    {why}");
+            verdict_lines(&mut out, verdicts, &m, Some(&compact(message)));
+        }
+        Event::End {
+            stream,
+            how,
+            note,
+            verdicts,
+        } => {
+            let head = match how {
+                EndKind::Graceful => format!("{} [{}] stream closed", m.back, show_id(stream)),
+                EndKind::Abrupt => {
+                    format!("{} [{}] stream ended, no result", m.end, show_id(stream))
+                }
+                EndKind::Cancelled => format!(
+                    "{} [{}] stream cancelled by the client",
+                    m.out,
+                    show_id(stream)
+                ),
+            };
+            let style = match how {
+                EndKind::Abrupt => Style::new().yellow().bold(),
+                _ => Style::new().magenta(),
+            };
+            let _ = writeln!(out, "{}", paint(&head, style));
+            if !note.is_empty() {
+                out.push_str(&indent(note, "    "));
+            }
+            verdict_lines(&mut out, verdicts, &m, None);
+        }
+        Event::Client { text } => {
+            let tag = paint("client:", Style::new().cyan().bold());
+            let _ = writeln!(out, "  {tag} {text}");
+        }
+        Event::Info { text } => {
+            out.push_str(&indent(text.trim_end(), "  "));
+        }
+        Event::Error { text } => {
+            let _ = writeln!(out, "{} {text}", paint("error:", Style::new().red().bold()));
+        }
+    }
+    out
+}

@@ -1,0 +1,233 @@
+//! Running steps without a person at the keyboard (`--script`, piped stdin) and guided
+//! scenarios. After each step the runner waits until the frames it caused have arrived, then
+//! handles them in a stable order, so a transcript is the same from run to run.
+
+use std::time::{Duration, Instant};
+
+use tokio::sync::mpsc::UnboundedReceiver;
+
+use super::event::Event;
+use super::link::Incoming;
+use super::scenario::{Question, ScenarioFile};
+use super::session::Lab;
+use super::step::{self, Step};
+
+/// Where a scenario's predictions come from.
+pub trait Predictor {
+    /// Ask the question (already shown) and return the chosen letter, if any.
+    fn predict(&mut self, q: &Question) -> Option<String>;
+}
+
+/// Predictions read from a script: `predict b` lines (or a bare letter), in order.
+pub struct Scripted {
+    answers: std::vec::IntoIter<String>,
+}
+
+impl Scripted {
+    pub fn from_lines(lines: &[String]) -> Self {
+        let answers: Vec<String> = lines
+            .iter()
+            .map(|l| l.trim())
+            .filter(|l| !l.is_empty() && !l.starts_with('#'))
+            .map(|l| {
+                l.strip_prefix("predict")
+                    .unwrap_or(l)
+                    .trim()
+                    .to_ascii_lowercase()
+            })
+            .collect();
+        Scripted {
+            answers: answers.into_iter(),
+        }
+    }
+}
+
+impl Predictor for Scripted {
+    fn predict(&mut self, _q: &Question) -> Option<String> {
+        self.answers.next()
+    }
+}
+
+/// Records a wrong prediction as a lapse of the linked card.
+pub trait Lapses {
+    fn record(&mut self, card: &str, source: &str) -> anyhow::Result<()>;
+}
+
+pub struct Runner {
+    pub lab: Lab,
+    pub rx: UnboundedReceiver<Incoming>,
+    /// How long the wire must stay quiet before a step counts as done.
+    pub quiet: Duration,
+}
+
+fn stream_of(inc: &Incoming) -> Option<&mock_server::protocol::RequestId> {
+    match inc {
+        Incoming::Frame { stream, .. } => stream.as_ref(),
+        Incoming::KeepAlive { stream, .. }
+        | Incoming::Ended { stream, .. }
+        | Incoming::AckTimeout { stream } => Some(stream),
+        Incoming::ChannelClosed { .. } => None,
+    }
+}
+
+impl Runner {
+    /// Run one line as a step, echoing it. Returns false on `quit`.
+    pub async fn line(&mut self, line: &str) -> bool {
+        let step = match step::parse(line) {
+            Ok(None) => return true,
+            Ok(Some(s)) => s,
+            Err(e) => {
+                self.lab.emit(Event::Step {
+                    line: line.trim().to_owned(),
+                });
+                self.lab.emit(Event::Error { text: e.0 });
+                return true;
+            }
+        };
+        self.lab.emit(Event::Step {
+            line: line.trim().to_owned(),
+        });
+        self.step(step).await
+    }
+
+    pub async fn step(&mut self, step: Step) -> bool {
+        let extra_wait = match &step {
+            Step::Wait(ms) => Some(Duration::from_millis(*ms)),
+            _ => None,
+        };
+        let go_on = self.lab.run(step).await;
+        if let Some(w) = extra_wait {
+            tokio::time::sleep(w).await;
+        }
+        self.settle().await;
+        go_on
+    }
+
+    /// Wait for what the last step set in motion, then handle it in a stable order: frames
+    /// that arrived together are ordered by the subscription they belong to (two HTTP streams
+    /// race each other; the order within one stream is kept).
+    pub async fn settle(&mut self) {
+        let started = Instant::now();
+        let cap = self.lab.ack_timeout() * 3 + Duration::from_secs(5);
+        loop {
+            let mut batch: Vec<Incoming> = Vec::new();
+            loop {
+                let waiting_for_more = self
+                    .lab
+                    .expecting
+                    .iter()
+                    .any(|id| !batch.iter().any(|inc| stream_of(inc) == Some(id)));
+                let wait = if waiting_for_more {
+                    self.lab.ack_timeout() + Duration::from_millis(500)
+                } else {
+                    self.quiet
+                };
+                if started.elapsed() > cap {
+                    break;
+                }
+                match tokio::time::timeout(wait, self.rx.recv()).await {
+                    Ok(Some(inc)) => {
+                        // A keep-alive says nothing about progress: do not let it hold a step.
+                        batch.push(inc);
+                    }
+                    Ok(None) | Err(_) => break,
+                }
+            }
+            if batch.is_empty() {
+                self.lab.expecting.clear();
+                return;
+            }
+            let lab = &self.lab;
+            batch.sort_by_key(|inc| match inc {
+                // Time-outs come after whatever frames arrived with them.
+                Incoming::AckTimeout { .. } => (1, usize::MAX),
+                _ => (
+                    0,
+                    stream_of(inc).map_or(usize::MAX, |id| lab.open_order(id)),
+                ),
+            });
+            for inc in batch {
+                self.lab.handle(inc).await;
+            }
+            if started.elapsed() > cap {
+                self.lab.expecting.clear();
+                return;
+            }
+        }
+    }
+
+    /// Run a guided scenario beat by beat.
+    pub async fn scenario(
+        &mut self,
+        sc: &ScenarioFile,
+        predictor: &mut dyn Predictor,
+        lapses: &mut dyn Lapses,
+    ) -> ScenarioScore {
+        let mut score = ScenarioScore::default();
+        self.lab.emit(Event::Say {
+            text: format!("== {} ==\n{}", sc.scenario.title, sc.scenario.summary),
+        });
+        for beat in &sc.steps {
+            if let Some(text) = &beat.say {
+                self.lab.emit(Event::Say { text: text.clone() });
+            }
+            let mut chosen = None;
+            if let Some(q) = &beat.ask {
+                self.lab.emit(Event::Question {
+                    prompt: q.prompt.clone(),
+                    choices: q.choices.clone(),
+                    card: q.card.clone(),
+                });
+                chosen = predictor.predict(q);
+            }
+            for line in &beat.run {
+                if !self.line(line).await {
+                    return score;
+                }
+            }
+            if let Some(q) = &beat.ask {
+                let correct = q.answer.trim().to_ascii_lowercase();
+                let right = chosen.as_deref() == Some(correct.as_str());
+                let mut lapse_recorded = false;
+                if chosen.is_some() {
+                    score.asked += 1;
+                    if right {
+                        score.right += 1;
+                    } else {
+                        let source = format!("lab:{}", sc.scenario.id);
+                        match lapses.record(&q.card, &source) {
+                            Ok(()) => lapse_recorded = true,
+                            Err(e) => self.lab.emit(Event::Error {
+                                text: format!("could not record the lapse for {}: {e:#}", q.card),
+                            }),
+                        }
+                    }
+                }
+                self.lab.emit(Event::Answer {
+                    chosen,
+                    correct,
+                    right,
+                    card: q.card.clone(),
+                    why: q.why.clone(),
+                    lapse_recorded,
+                });
+            }
+            if let Some(n) = &beat.notice {
+                self.lab.emit(Event::Notice { text: n.clone() });
+            }
+        }
+        self.lab.emit(Event::Say {
+            text: format!(
+                "== end of {}: {} of {} predictions right ==",
+                sc.scenario.id, score.right, score.asked
+            ),
+        });
+        score
+    }
+}
+
+#[derive(Debug, Default, Clone, Copy)]
+pub struct ScenarioScore {
+    pub asked: usize,
+    pub right: usize,
+}

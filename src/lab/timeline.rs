@@ -1,0 +1,158 @@
+//! `timeline`: the transcript drawn as a sequence diagram, client on the left, server on the
+//! right, one arrow per message, subscription tags in brackets, violations marked.
+
+use std::fmt::Write as _;
+
+use super::event::{EndKind, Event, show_id};
+
+const WIDTH: usize = 64;
+
+struct Glyphs {
+    line: char,
+    right: char,
+    left: char,
+    cut: char,
+    bar: char,
+}
+
+fn glyphs(plain: bool) -> Glyphs {
+    if plain {
+        Glyphs {
+            line: '-',
+            right: '>',
+            left: '<',
+            cut: 'x',
+            bar: '|',
+        }
+    } else {
+        Glyphs {
+            line: '─',
+            right: '▶',
+            left: '◀',
+            cut: '✕',
+            bar: '│',
+        }
+    }
+}
+
+enum Dir {
+    ToServer,
+    ToClient,
+    /// The client cut its end of a stream.
+    ClientCut,
+    /// The stream broke with nothing said.
+    Broken,
+}
+
+fn arrow(dir: Dir, label: &str, flag: &str, g: &Glyphs) -> String {
+    let inner = WIDTH - 2;
+    let mut label: String = format!(" {label} ");
+    if label.chars().count() > inner - 4 {
+        label = label.chars().take(inner - 5).collect::<String>() + "… ";
+    }
+    let fill = inner.saturating_sub(label.chars().count() + 3);
+    let line = |n: usize| g.line.to_string().repeat(n);
+    let body = match dir {
+        Dir::ToServer => format!("{}{label}{}{}", line(2), line(fill), g.right),
+        Dir::ToClient => format!("{}{}{label}{}", g.left, line(fill), line(2)),
+        Dir::ClientCut => format!("{}{label}{}{}", line(2), g.cut, " ".repeat(fill)),
+        Dir::Broken => format!("{}{}{label}{}", " ".repeat(fill), g.cut, line(2)),
+    };
+    format!("{}{body} {}{}{flag}", g.bar, " ".repeat(0), g.bar)
+}
+
+/// Draw every message event so far. Steps appear as headings so the learner can find their way.
+pub fn draw(events: &[Event], plain: bool) -> String {
+    let g = glyphs(plain);
+    let mut out = String::new();
+    let client = "lab client";
+    let server = "server";
+    let _ = writeln!(
+        out,
+        "{client}{}{server}",
+        " ".repeat(WIDTH + 1 - client.len() - server.len())
+    );
+    let mut drew = false;
+    for ev in events {
+        let flag = if ev.verdicts().iter().any(|v| !v.ok) {
+            let rules: Vec<&str> = ev
+                .verdicts()
+                .iter()
+                .filter(|v| !v.ok)
+                .map(|v| v.rule.as_str())
+                .collect();
+            format!("  !! {}", rules.join(", "))
+        } else {
+            String::new()
+        };
+        let line = match ev {
+            Event::Step { line } => {
+                let _ = writeln!(out, "{}  {}", g.bar, line);
+                continue;
+            }
+            Event::Send { id, method, .. } => {
+                let id = id
+                    .as_ref()
+                    .map(|i| format!(" {}", show_id(i)))
+                    .unwrap_or_default();
+                arrow(Dir::ToServer, &format!("{method}{id}"), &flag, &g)
+            }
+            Event::Reply {
+                id, method, status, ..
+            } => {
+                let st = status.map(|s| format!(" {s}")).unwrap_or_default();
+                arrow(
+                    Dir::ToClient,
+                    &format!("{method} reply {}{st}", show_id(id)),
+                    &flag,
+                    &g,
+                )
+            }
+            Event::Frame { stream, kind, .. } => {
+                let kind = kind.strip_prefix("notifications/").unwrap_or(kind.as_str());
+                arrow(
+                    Dir::ToClient,
+                    &format!("[{}] {kind}", show_id(stream)),
+                    &flag,
+                    &g,
+                )
+            }
+            Event::Dropped { stream, kind, .. } => {
+                let kind = kind.strip_prefix("notifications/").unwrap_or(kind.as_str());
+                arrow(
+                    Dir::ToClient,
+                    &format!("[{}] {kind} (dropped)", show_id(stream)),
+                    &flag,
+                    &g,
+                )
+            }
+            Event::End { stream, how, .. } => match how {
+                EndKind::Graceful => arrow(
+                    Dir::ToClient,
+                    &format!("[{}] closed", show_id(stream)),
+                    &flag,
+                    &g,
+                ),
+                EndKind::Abrupt => arrow(
+                    Dir::Broken,
+                    &format!("[{}] gone, no result", show_id(stream)),
+                    &flag,
+                    &g,
+                ),
+                EndKind::Cancelled => arrow(
+                    Dir::ClientCut,
+                    &format!("[{}] cancel", show_id(stream)),
+                    &flag,
+                    &g,
+                ),
+            },
+            _ => continue,
+        };
+        drew = true;
+        let _ = writeln!(out, "{line}");
+    }
+    if !drew {
+        let _ = writeln!(out, "(nothing on the wire yet: try `listen tools`)");
+    }
+    out
+}
