@@ -54,14 +54,22 @@ impl Phrase {
             })
             .collect();
         // Function words are optional in a phrase ("end of the stream" = "end of stream"),
-        // unless the phrase is nothing but function words.
+        // unless the phrase is nothing but function words or denies something: "can not"
+        // must not shrink to a bare "not".
+        let denies = all
+            .iter()
+            .any(|w| NEGATIONS.contains(&w.norm.as_str()) || w.norm.ends_with("n't"));
         let content: Vec<Word> = all
             .iter()
             .filter(|w| !is_stopword(&w.norm))
             .cloned()
             .collect();
         Phrase {
-            words: if content.is_empty() { all } else { content },
+            words: if content.is_empty() || denies {
+                all
+            } else {
+                content
+            },
         }
     }
 }
@@ -239,7 +247,46 @@ pub enum Mode {
     Flag,
 }
 
+/// One place a group (or the rule's exact identifiers) matched.
+#[derive(Debug, Clone, Copy)]
+struct Occ {
+    start: usize,
+    end: usize,
+    /// Token range `[first, end_tok)`.
+    first: usize,
+    end_tok: usize,
+    clause: usize,
+}
+
+impl Occ {
+    fn from_tokens(a: &Analysis, o: Occurrence) -> Occ {
+        Occ {
+            start: a.tokens[o.first].start,
+            end: a.tokens[o.last].end,
+            first: o.first,
+            end_tok: o.last + 1,
+            clause: a.tokens[o.first].clause,
+        }
+    }
+
+    fn from_exact(a: &Analysis, h: &ExactHit) -> Occ {
+        Occ {
+            start: h.start,
+            end: h.end,
+            first: a.token_at(h.start),
+            end_tok: a.token_at(h.end),
+            clause: a.clause_of(h.start),
+        }
+    }
+}
+
 /// The first place `rule` matches the answer (for flags: affirmed and unguarded).
+///
+/// Every group (and the exact identifiers, when the rule has both) must match within one
+/// sentence. For a red flag, the match is denied when the clause of its first word holds a
+/// negation cue, or when any other part sits in a negated main clause; a negation inside a
+/// subordinate clause ("... because Mcp-Session-Id is not allowed") stays local to it. Words the
+/// flag's own alternatives name ("cannot", "no conflict") are never read as negations or guards.
 pub fn match_rule(a: &Analysis, rule: &Rule, mode: Mode, guards: &[Group]) -> Option<RuleMatch> {
     if rule.is_empty() {
         return None;
@@ -253,73 +300,111 @@ pub fn match_rule(a: &Analysis, rule: &Rule, mode: Mode, guards: &[Group]) -> Op
     if !rule.exact.is_empty() && exact_hits.is_empty() {
         return None;
     }
-    let negated_exact = |h: &ExactHit| {
-        let inside: Vec<usize> = (a.token_at(h.start)..a.token_at(h.end)).collect();
-        clause_negated(a, a.clause_of(h.start), &inside)
-    };
-    if rule.groups.is_empty() {
-        return exact_hits
-            .iter()
-            .find(|h| {
-                mode == Mode::Point
-                    || !(negated_exact(h) || guarded(a, a.sentence_of(h.start), &[], guards))
-            })
-            .map(|h| RuleMatch {
-                start: h.start,
-                end: h.end,
-                tokens: (a.token_at(h.start)..a.token_at(h.end)).collect(),
-            });
-    }
-    for s in 0..=a.sentence_count() {
-        let exact_here: Vec<&ExactHit> = exact_hits
-            .iter()
-            .filter(|h| a.sentence_of(h.start) == s)
-            .filter(|h| mode == Mode::Point || !negated_exact(h))
-            .collect();
-        if !rule.exact.is_empty() && exact_here.is_empty() {
-            continue;
+    'sentence: for s in 0..=a.sentence_count() {
+        let mut per_group: Vec<Vec<Occ>> = Vec::new();
+        if !rule.exact.is_empty() {
+            let here: Vec<Occ> = exact_hits
+                .iter()
+                .filter(|h| a.sentence_of(h.start) == s)
+                .map(|h| Occ::from_exact(a, h))
+                .collect();
+            if here.is_empty() {
+                continue;
+            }
+            per_group.push(here);
         }
-        let mut chosen: Vec<Occurrence> = Vec::new();
         for g in &rule.groups {
             let occ = group_occurrences(a, g, s, typos);
-            let pick = occ.into_iter().find(|o| {
-                mode == Mode::Point || {
-                    let own: Vec<usize> = (o.first..=o.last).collect();
-                    !clause_negated(a, a.tokens[o.first].clause, &own)
-                        && !clause_negated(a, a.tokens[o.last].clause, &own)
-                }
-            });
-            match pick {
-                Some(o) => chosen.push(o),
-                None => break,
+            if occ.is_empty() {
+                continue 'sentence;
+            }
+            per_group.push(occ.into_iter().map(|o| Occ::from_tokens(a, o)).collect());
+        }
+        let earliest: Vec<Occ> = per_group
+            .iter()
+            .filter_map(|o| o.first().copied())
+            .collect();
+        if mode == Mode::Point {
+            return Some(rule_match(&earliest));
+        }
+        let own: Vec<usize> = per_group
+            .iter()
+            .flatten()
+            .flat_map(|o| o.first..o.end_tok)
+            .collect();
+        if guarded(a, s, &own, guards) {
+            continue;
+        }
+        let affirmed_each: Option<Vec<Occ>> = per_group
+            .iter()
+            .map(|occ| {
+                occ.iter()
+                    .find(|o| !clause_negated(a, o.clause, &own))
+                    .copied()
+            })
+            .collect();
+        let candidates = std::iter::once(earliest).chain(affirmed_each);
+        for mut cand in candidates {
+            cand.sort_by_key(|o| o.start);
+            let first_denied = cand
+                .first()
+                .is_some_and(|o| clause_negated(a, o.clause, &own));
+            let main_denied = cand
+                .iter()
+                .any(|o| !a.is_subordinate(o.clause) && clause_negated(a, o.clause, &own));
+            if !first_denied && !main_denied {
+                return Some(rule_match(&cand));
             }
         }
-        if chosen.len() < rule.groups.len() {
-            continue;
-        }
-        let mut tokens: Vec<usize> = chosen.iter().flat_map(|o| o.first..=o.last).collect();
-        let mut start = chosen
-            .iter()
-            .map(|o| a.tokens[o.first].start)
-            .min()
-            .unwrap_or(0);
-        let mut end = chosen
-            .iter()
-            .map(|o| a.tokens[o.last].end)
-            .max()
-            .unwrap_or(0);
-        if let Some(h) = exact_here.first() {
-            start = start.min(h.start);
-            end = end.max(h.end);
-            tokens.extend(a.token_at(h.start)..a.token_at(h.end));
-        }
-        if mode == Mode::Flag && guarded(a, s, &tokens, guards) {
-            continue;
-        }
-        return Some(RuleMatch { start, end, tokens });
     }
     None
 }
+
+fn rule_match(occ: &[Occ]) -> RuleMatch {
+    RuleMatch {
+        start: occ.iter().map(|o| o.start).min().unwrap_or(0),
+        end: occ.iter().map(|o| o.end).max().unwrap_or(0),
+        tokens: occ.iter().flat_map(|o| o.first..o.end_tok).collect(),
+    }
+}
+
+/// Words that deny what their clause says ("not" and "rather" are handled with their context).
+const NEGATIONS: &[&str] = &[
+    "not",
+    "no",
+    "never",
+    "nothing",
+    "none",
+    "neither",
+    "nor",
+    "without",
+    "unlike",
+    "instead",
+    "cannot",
+    "nobody",
+    "nowhere",
+    "wrong",
+    "incorrect",
+    "false",
+    "myth",
+    "mistake",
+    "mistaken",
+    "misconception",
+    "misleading",
+    "untrue",
+    "nope",
+    "isnt",
+    "dont",
+    "doesnt",
+    "arent",
+    "wont",
+    "cant",
+    "wasnt",
+    "didnt",
+    "shouldnt",
+    "mustnt",
+    "neednt",
+];
 
 /// Built-in negation cues: a flag mention in the same clause as one of these is being denied.
 pub fn is_negation(a: &Analysis, i: usize) -> bool {
@@ -334,28 +419,7 @@ pub fn is_negation(a: &Analysis, i: usize) -> bool {
             !next.is_some_and(|n| matches!(n.norm.as_str(), "only" | "just" | "merely" | "simply"))
         }
         "rather" => next.is_some_and(|n| n.norm == "than"),
-        "no" | "never" | "nothing" | "none" | "neither" | "nor" | "without" | "unlike"
-        | "instead" | "cannot" | "nobody" | "nowhere" | "wrong" | "incorrect" | "false"
-        | "myth" | "mistake" | "mistaken" | "misconception" | "misleading" | "untrue" | "nope"
-        | "neither's" => true,
-        _ => {
-            w.ends_with("n't")
-                || w.ends_with("nt")
-                    && matches!(
-                        w,
-                        "isnt"
-                            | "dont"
-                            | "doesnt"
-                            | "arent"
-                            | "wont"
-                            | "cant"
-                            | "wasnt"
-                            | "didnt"
-                            | "shouldnt"
-                            | "mustnt"
-                            | "neednt"
-                    )
-        }
+        _ => NEGATIONS.contains(&w) || w.ends_with("n't"),
     }
 }
 
@@ -368,12 +432,13 @@ fn clause_negated(a: &Analysis, c: usize, own: &[usize]) -> bool {
         .any(|(i, _)| is_negation(a, i))
 }
 
-/// Whether one of the flag's own guards appears in sentence `s`, outside the match.
+/// Whether one of the flag's own guards appears in sentence `s`, other than as the flag's own
+/// words (a guard "conflict" must not cancel the flag phrase "no conflict").
 fn guarded(a: &Analysis, s: usize, own: &[usize], guards: &[Group]) -> bool {
     guards.iter().any(|g| {
         group_occurrences(a, g, s, false)
             .iter()
-            .any(|o| (o.first..=o.last).all(|i| !own.contains(&i)))
+            .any(|o| !(o.first..=o.last).all(|i| own.contains(&i)))
     })
 }
 

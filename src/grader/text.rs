@@ -34,6 +34,9 @@ pub struct Analysis {
     pub tokens: Vec<Token>,
     sentence_starts: Vec<usize>,
     clause_starts: Vec<usize>,
+    /// Clauses opened by a subordinating word ("because Mcp-Session-Id is not allowed"): a
+    /// negation inside one stays local to it.
+    subordinate: Vec<usize>,
 }
 
 /// Characters NFKC leaves alone but people type for the same thing.
@@ -51,6 +54,22 @@ fn fold_char(c: char) -> Option<char> {
 fn is_word_char(c: char) -> bool {
     c.is_alphanumeric()
 }
+
+/// Words that open a subordinate clause (a reason, a concession, a relative clause).
+const SUBORDINATORS: &[&str] = &[
+    "because",
+    "since",
+    "which",
+    "so",
+    "although",
+    "though",
+    "whereas",
+    "while",
+    "whilst",
+    "otherwise",
+    "except",
+    "unless",
+];
 
 const CONJUNCTIONS: &[&str] = &[
     "but",
@@ -174,11 +193,15 @@ impl Analysis {
             tokens,
             sentence_starts,
             clause_starts,
+            subordinate: Vec::new(),
         };
         for i in 0..a.tokens.len() {
             let at = a.tokens[i].start;
             a.tokens[i].sentence = a.sentence_of(at);
             a.tokens[i].clause = a.clause_of(at);
+            if SUBORDINATORS.contains(&a.tokens[i].norm.as_str()) {
+                a.subordinate.push(a.tokens[i].clause);
+            }
         }
         a
     }
@@ -189,6 +212,10 @@ impl Analysis {
 
     pub fn clause_of(&self, at: usize) -> usize {
         self.clause_starts.partition_point(|&s| s <= at)
+    }
+
+    pub fn is_subordinate(&self, clause: usize) -> bool {
+        self.subordinate.contains(&clause)
     }
 
     pub fn sentence_count(&self) -> usize {
@@ -322,7 +349,8 @@ pub fn stem(word: &str) -> String {
             break;
         }
     }
-    if s.len() > 3 && s.ends_with('e') {
+    // Keep short stems whole: "notes" must not become "not".
+    if s.len() > 4 && s.ends_with('e') {
         s.pop();
     }
     let b = s.as_bytes();
