@@ -1,12 +1,17 @@
-//! Placeholder: owned by the issue that builds `serve`.
+//! `mcp-tutor serve`: the bundled mock MCP server. A thin wrapper over `mock_server::cli`, so the
+//! options are exactly those of the standalone `mock_server` binary.
 
 use std::process::ExitCode;
 
 use crate::cli::Global;
 
 #[derive(Debug, clap::Args)]
-pub struct Args {}
+pub struct Args {
+    #[command(flatten)]
+    pub serve: mock_server::cli::ServeArgs,
+}
 
-pub fn run(_args: Args, _g: &Global) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("`serve` is not built yet")
+pub fn run(args: Args, _g: &Global) -> anyhow::Result<ExitCode> {
+    mock_server::cli::run_blocking(args.serve)?;
+    Ok(ExitCode::SUCCESS)
 }

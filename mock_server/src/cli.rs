@@ -1,0 +1,115 @@
+//! The command line shared by the `mock_server` binary and `mcp-tutor serve`.
+
+use std::net::{IpAddr, Ipv4Addr};
+use std::time::Duration;
+
+use crate::{Config, Fault, start_http};
+
+/// Options of `mock_server` and `mcp-tutor serve`.
+#[derive(Debug, Clone, clap::Args)]
+#[command(
+    after_help = "Faults (each breaks one rule; repeat --fault to combine):\n  \
+    no-ack, late-ack, notify-before-ack, untagged, wrong-subscription-id, id-type-changed,\n  \
+    filter-ignored, ack-overclaims, abrupt-close, close-without-tag, notify-after-cancel, log-on-listen\n\n\
+    Try it:  curl -N http://127.0.0.1:PORT/mcp -H 'Accept: application/json, text/event-stream' \\\n    \
+    -H 'MCP-Protocol-Version: 2026-07-28' -H 'Mcp-Method: subscriptions/listen' -d '{\"jsonrpc\":\"2.0\",\"id\":1,\n    \
+    \"method\":\"subscriptions/listen\",\"params\":{\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\",\n    \
+    \"io.modelcontextprotocol/clientCapabilities\":{}},\"notifications\":{\"toolsListChanged\":true}}}'"
+)]
+pub struct ServeArgs {
+    /// Address to bind. Keep the default (loopback) unless you know why: local MCP servers should
+    /// not be reachable from the network.
+    #[arg(long, default_value_t = IpAddr::V4(Ipv4Addr::LOCALHOST), value_name = "ADDR")]
+    pub host: IpAddr,
+    /// Port to bind; 0 picks a free one (the URL is printed when ready).
+    #[arg(long, default_value_t = 0, value_name = "PORT")]
+    pub port: u16,
+    /// Speak newline-delimited JSON-RPC on stdin/stdout instead of HTTP.
+    #[arg(long)]
+    pub stdio: bool,
+    /// Break one subscription rule on purpose (repeatable); see the list below.
+    #[arg(long = "fault", value_name = "NAME")]
+    pub faults: Vec<Fault>,
+    /// Also accept this exact Origin (loopback origins are always accepted; repeatable).
+    #[arg(long = "allow-origin", value_name = "ORIGIN")]
+    pub allowed_origins: Vec<String>,
+    /// Seconds between SSE keep-alive comment lines on idle listen streams.
+    #[arg(long, default_value_t = 15, value_name = "SECS")]
+    pub keepalive: u64,
+    /// Milliseconds the late-ack fault waits before acknowledging.
+    #[arg(long, default_value_t = 3000, value_name = "MS")]
+    pub ack_delay: u64,
+    /// Print every fault with the rule it breaks, and exit.
+    #[arg(long)]
+    pub list_faults: bool,
+}
+
+impl ServeArgs {
+    pub fn config(&self) -> Config {
+        Config {
+            host: self.host,
+            port: self.port,
+            faults: self.faults.clone(),
+            keepalive: Duration::from_secs(self.keepalive.max(1)),
+            ack_delay: Duration::from_millis(self.ack_delay),
+            allowed_origins: self.allowed_origins.clone(),
+        }
+    }
+}
+
+/// Resolves on Ctrl-C (and SIGTERM on Unix).
+async fn interrupted() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        if let Ok(mut term) = signal(SignalKind::terminate()) {
+            tokio::select! {
+                _ = tokio::signal::ctrl_c() => {}
+                _ = term.recv() => {}
+            }
+            return;
+        }
+    }
+    let _ = tokio::signal::ctrl_c().await;
+}
+
+/// Runs the server until Ctrl-C (HTTP) or end of input (stdio).
+pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
+    if args.list_faults {
+        for f in Fault::all() {
+            println!("{:<22} {}\n{:<22} ({})", f.name(), f.rule(), "", f.spec());
+        }
+        return Ok(());
+    }
+    let config = args.config();
+    if args.stdio {
+        // stdout carries only MCP messages (STDIO intro); talk to humans on stderr.
+        eprintln!("mock_server: speaking MCP 2026-07-28 on stdin/stdout");
+        let running = crate::start_stdio(config, tokio::io::stdin(), tokio::io::stdout());
+        let control = running.control.clone();
+        let mut task = tokio::spawn(running.wait());
+        tokio::select! {
+            r = &mut task => return r?,
+            _ = interrupted() => {}
+        }
+        control.shutdown();
+        return task.await?;
+    }
+    let server = start_http(config.clone()).await?;
+    println!("listening on {}", server.url);
+    if !config.faults.is_empty() {
+        let names: Vec<&str> = config.faults.iter().map(|f| f.name()).collect();
+        println!("faults: {}", names.join(", "));
+    }
+    interrupted().await;
+    server.shutdown().await;
+    Ok(())
+}
+
+/// [`run`] on a fresh Tokio runtime, for synchronous callers.
+pub fn run_blocking(args: ServeArgs) -> anyhow::Result<()> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?
+        .block_on(run(args))
+}

@@ -1,0 +1,185 @@
+//! Faults on demand: each one breaks exactly one subscription rule, so a learner sees what a
+//! broken server looks like and a client author can prove their client notices.
+
+use std::fmt;
+use std::str::FromStr;
+
+/// One deliberate protocol violation. Names are kebab-case for `--fault NAME`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Fault {
+    /// Never sends `notifications/subscriptions/acknowledged`; change notifications still flow.
+    NoAck,
+    /// Sends the acknowledgement only after `Config::ack_delay`; changes meanwhile are held back
+    /// and delivered after it. Breaks no spec rule (there is no deadline): it exercises a client's
+    /// own ack timeout.
+    LateAck,
+    /// Sends a (requested, correctly tagged) change notification before the acknowledgement.
+    NotifyBeforeAck,
+    /// Change notifications carry no `io.modelcontextprotocol/subscriptionId`.
+    Untagged,
+    /// Change notifications are tagged with a server-minted id (`"sub-8f21"`), not the listen id.
+    WrongSubscriptionId,
+    /// Change notifications are tagged with the listen id in the other JSON type (`"7"` for `7`).
+    IdTypeChanged,
+    /// Every change is delivered, whatever the filter asked for (the ack stays honest).
+    FilterIgnored,
+    /// The ack echoes the request verbatim (unknown URIs included) and tools list changes are
+    /// never delivered although the ack lists them.
+    AckOverclaims,
+    /// When the server ends a subscription it drops the stream with no result.
+    AbruptClose,
+    /// The graceful close result lacks `_meta.io.modelcontextprotocol/subscriptionId`.
+    CloseWithoutTag,
+    /// stdio: `notifications/cancelled` from the client is ignored and notifications keep coming.
+    /// (On HTTP the client cancels by closing the stream, which then cannot carry anything.)
+    NotifyAfterCancel,
+    /// A `notifications/message` log line is sent on the listen stream right after the ack.
+    LogOnListen,
+}
+
+const ALL: [Fault; 12] = [
+    Fault::NoAck,
+    Fault::LateAck,
+    Fault::NotifyBeforeAck,
+    Fault::Untagged,
+    Fault::WrongSubscriptionId,
+    Fault::IdTypeChanged,
+    Fault::FilterIgnored,
+    Fault::AckOverclaims,
+    Fault::AbruptClose,
+    Fault::CloseWithoutTag,
+    Fault::NotifyAfterCancel,
+    Fault::LogOnListen,
+];
+
+impl Fault {
+    pub fn all() -> &'static [Fault] {
+        &ALL
+    }
+
+    /// The `--fault` name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Fault::NoAck => "no-ack",
+            Fault::LateAck => "late-ack",
+            Fault::NotifyBeforeAck => "notify-before-ack",
+            Fault::Untagged => "untagged",
+            Fault::WrongSubscriptionId => "wrong-subscription-id",
+            Fault::IdTypeChanged => "id-type-changed",
+            Fault::FilterIgnored => "filter-ignored",
+            Fault::AckOverclaims => "ack-overclaims",
+            Fault::AbruptClose => "abrupt-close",
+            Fault::CloseWithoutTag => "close-without-tag",
+            Fault::NotifyAfterCancel => "notify-after-cancel",
+            Fault::LogOnListen => "log-on-listen",
+        }
+    }
+
+    /// The rule this fault breaks, in one sentence.
+    pub fn rule(self) -> &'static str {
+        match self {
+            Fault::NoAck => {
+                "The server MUST send notifications/subscriptions/acknowledged as the first message of every subscription."
+            }
+            Fault::LateAck => {
+                "None: the spec sets no deadline for the acknowledgement ([SILENT]); a late ack tests the client's own timeout, and changes are still delivered after it."
+            }
+            Fault::NotifyBeforeAck => {
+                "No notification for a subscription may precede its acknowledgement (MUST NOT)."
+            }
+            Fault::Untagged => {
+                "Every notification on a listen stream MUST carry _meta.io.modelcontextprotocol/subscriptionId."
+            }
+            Fault::WrongSubscriptionId => {
+                "The subscriptionId MUST be the listen request's own JSON-RPC id, chosen by the client, never minted by the server."
+            }
+            Fault::IdTypeChanged => {
+                "The subscriptionId echoes the listen id exactly, JSON type included (a RequestId is a string or a number)."
+            }
+            Fault::FilterIgnored => {
+                "The server MUST NOT send a notification type the client did not ask for in its filter."
+            }
+            Fault::AckOverclaims => {
+                "The acknowledgement lists only what the server agreed to honour; unsupported types and unknown URIs are left out."
+            }
+            Fault::AbruptClose => {
+                "A server ending a subscription SHOULD answer the listen request with the completion result before closing."
+            }
+            Fault::CloseWithoutTag => {
+                "The completion result MUST carry _meta.io.modelcontextprotocol/subscriptionId equal to the listen id."
+            }
+            Fault::NotifyAfterCancel => {
+                "After the client cancels, the server MUST NOT send anything more for that request."
+            }
+            Fault::LogOnListen => {
+                "notifications/message (and progress) MUST NOT be sent on a listen stream."
+            }
+        }
+    }
+
+    /// Where the rule lives (PROTOCOL.md section and spec source).
+    pub fn spec(self) -> &'static str {
+        match self {
+            Fault::NoAck => "PROTOCOL.md §4.4; SUB §Acknowledgment",
+            Fault::LateAck => "PROTOCOL.md §4.4 [SILENT]",
+            Fault::NotifyBeforeAck => "PROTOCOL.md §4.4; SUB §Acknowledgment",
+            Fault::Untagged => "PROTOCOL.md §3, §4.6; BASE §_meta",
+            Fault::WrongSubscriptionId => "PROTOCOL.md §4.6; SUB §Receiving Notifications",
+            Fault::IdTypeChanged => "PROTOCOL.md §4.6; TS NotificationMetaObject",
+            Fault::FilterIgnored => "PROTOCOL.md §4.2; SUB §Opening a Stream",
+            Fault::AckOverclaims => "PROTOCOL.md §4.4; SUB §Acknowledgment",
+            Fault::AbruptClose => "PROTOCOL.md §4.9; SUB §Graceful Closure",
+            Fault::CloseWithoutTag => "PROTOCOL.md §4.9; TS SubscriptionsListenResult",
+            Fault::NotifyAfterCancel => "PROTOCOL.md §2, §4.9; STDIO §Cancellation",
+            Fault::LogOnListen => "PROTOCOL.md §1.4, §4.5; LOG §Per-request log level",
+        }
+    }
+
+    pub(crate) fn bit(self) -> u32 {
+        1 << (self as u32)
+    }
+}
+
+impl fmt::Display for Fault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// An unknown `--fault` name; the message lists the valid ones.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown fault {given:?}; choose one of: {}", Fault::all().iter().map(|f| f.name()).collect::<Vec<_>>().join(", "))]
+pub struct UnknownFault {
+    pub given: String,
+}
+
+impl FromStr for Fault {
+    type Err = UnknownFault;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let wanted = s.trim().to_ascii_lowercase().replace('_', "-");
+        Fault::all()
+            .iter()
+            .copied()
+            .find(|f| f.name() == wanted)
+            .ok_or_else(|| UnknownFault { given: s.into() })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip_and_are_unique() {
+        let mut seen = std::collections::HashSet::new();
+        for f in Fault::all() {
+            assert_eq!(f.name().parse::<Fault>().unwrap(), *f);
+            assert!(seen.insert(f.name()));
+            assert!(!f.rule().is_empty() && f.spec().starts_with("PROTOCOL.md"));
+        }
+        assert_eq!("No_Ack".parse::<Fault>().unwrap(), Fault::NoAck);
+        let err = "nope".parse::<Fault>().unwrap_err().to_string();
+        assert!(err.contains("no-ack") && err.contains("log-on-listen"));
+    }
+}
