@@ -94,37 +94,85 @@ fn text_position(a: &Analysis, text: &str) -> Option<(usize, usize)> {
         .map(|h| (h.start, h.end))
 }
 
+/// A true/false card: two options reading "True" and "False" (in either order).
+fn true_false(card: &Card) -> Option<(usize, usize)> {
+    let texts: Vec<String> = card
+        .choices
+        .iter()
+        .map(|c| c.text.trim().to_lowercase())
+        .collect();
+    let t = texts.iter().position(|x| x == "true")?;
+    let f = texts.iter().position(|x| x == "false")?;
+    (texts.len() == 2).then_some((t, f))
+}
+
+/// Picks written in prose: option texts ("it closes the SSE stream"), denied ones dropped
+/// ("not true" picks False), and option letters that stand on their own ("I'd say b", "(c)").
+fn prose_picks(card: &Card, a: &Analysis, answer: &str) -> Vec<(usize, Span)> {
+    let n = card.choices.len();
+    // (option, start in norm, span)
+    let mut found: Vec<(usize, usize, Span)> = Vec::new();
+    let tf = true_false(card);
+    for (i, c) in card.choices.iter().enumerate() {
+        let Some((s, e)) = text_position(a, &c.text) else {
+            continue;
+        };
+        let span = Span::from_norm(a, answer, s, e);
+        if rules::negated_at(a, s, e) {
+            // "Not true" answers False; any other denied option is simply not picked.
+            if let Some((t, f)) = tf {
+                found.push((if i == t { f } else { t }, s, span));
+            }
+        } else {
+            found.push((i, s, span));
+        }
+    }
+    let from_text = !found.is_empty();
+    let toks = &a.tokens;
+    for (i, t) in toks.iter().enumerate() {
+        let Some(k) = label_index(&t.norm, n) else {
+            continue;
+        };
+        let after = a.norm[t.end..].chars().next();
+        let before = a.norm[..t.start].chars().next_back();
+        let marked = after == Some(')') || before == Some('(');
+        let raw = &a.norm[t.start..t.end];
+        // "a" and "I" are words far more often than option letters: only take them where a
+        // letter is expected ("option a", "a and c", "it's a." at the end).
+        let ambiguous = matches!(t.norm.as_str(), "a" | "i");
+        let cue_before = i > 0
+            && matches!(
+                toks[i - 1].norm.as_str(),
+                "option" | "answer" | "choice" | "and" | "or" | "is" | "it's" | "pick" | "say"
+            );
+        let cue_after = toks.get(i + 1).is_none_or(|n| {
+            n.clause != t.clause
+                || n.sentence != t.sentence
+                || matches!(n.norm.as_str(), "and" | "or")
+        });
+        let stands_alone = !ambiguous
+            && raw.chars().count() == 1
+            && (raw.chars().all(|c| c.is_ascii_uppercase()) || cue_before || cue_after);
+        let letter = marked || stands_alone || (ambiguous && cue_before && cue_after);
+        if letter && !found.iter().any(|(p, _, _)| *p == k) {
+            found.push((k, t.start, Span::from_norm(a, answer, t.start, t.end)));
+        }
+    }
+    found.sort_by_key(|(_, s, _)| *s);
+    found.dedup_by_key(|(p, _, _)| *p);
+    // With one right option, prose that mentions others ("False. It is true that ...") is read
+    // by its first pick.
+    let single = card.choices.iter().filter(|c| c.correct).count() == 1;
+    if single && from_text && found.len() > 1 {
+        found.truncate(1);
+    }
+    found.into_iter().map(|(k, _, span)| (k, span)).collect()
+}
+
 pub(super) fn choice(card: &Card, answer: &str) -> Parts {
     let a = Analysis::new(answer);
     let n = card.choices.len();
-    let mut picks = labels_only(&a, answer, n).unwrap_or_default();
-    if picks.is_empty() {
-        for (i, c) in card.choices.iter().enumerate() {
-            if let Some((s, e)) = text_position(&a, &c.text) {
-                picks.push((i, Span::from_norm(&a, answer, s, e)));
-            }
-        }
-        // "(b)" or "b)" inside prose.
-        for (i, t) in a.tokens.iter().enumerate() {
-            let Some(k) = label_index(&t.norm, n) else {
-                continue;
-            };
-            let after = a.norm[t.end..].chars().next();
-            let before = a.norm[..t.start].chars().next_back();
-            let marked = after == Some(')') || (before == Some('(') && after == Some(')'));
-            let capital = t.norm != "a"
-                && t.norm != "i"
-                && a.norm[t.start..t.end]
-                    .chars()
-                    .all(|c| c.is_ascii_uppercase());
-            if (marked || capital) && !picks.iter().any(|(p, _)| *p == k) {
-                picks.push((
-                    k,
-                    Span::from_norm(&a, answer, a.tokens[i].start, a.tokens[i].end),
-                ));
-            }
-        }
-    }
+    let picks = labels_only(&a, answer, n).unwrap_or_else(|| prose_picks(card, &a, answer));
     let mut parts = Parts::default();
     for (i, c) in card.choices.iter().enumerate() {
         let pick = picks.iter().find(|(p, _)| *p == i);
@@ -176,13 +224,35 @@ pub fn order_display(card: &Card) -> Vec<usize> {
     perm
 }
 
+/// "3124" or "cabd": every label once, written without separators.
+fn packed_labels(a: &Analysis, answer: &str, n: usize) -> Option<Vec<(usize, Span)>> {
+    let [t] = a.tokens.as_slice() else {
+        return None;
+    };
+    let chars: Vec<(usize, char)> = a.norm[t.start..t.end].char_indices().collect();
+    if chars.len() != n || n > 9 {
+        return None;
+    }
+    let mut out = Vec::new();
+    for (k, &(off, c)) in chars.iter().enumerate() {
+        let idx = label_index(&c.to_string(), n)?;
+        if out.iter().any(|(i, _)| *i == idx) {
+            return None;
+        }
+        let start = t.start + off;
+        let end = chars.get(k + 1).map_or(t.end, |&(o, _)| t.start + o);
+        out.push((idx, Span::from_norm(a, answer, start, end)));
+    }
+    Some(out)
+}
+
 pub(super) fn order(card: &Card, answer: &str) -> Parts {
     let a = Analysis::new(answer);
     let n = card.items.len();
     let display = order_display(card);
     // The user's sequence, as indices into the correct order, each with where it was written.
     let mut seq: Vec<(usize, Span)> = Vec::new();
-    if let Some(labels) = labels_only(&a, answer, n) {
+    if let Some(labels) = labels_only(&a, answer, n).or_else(|| packed_labels(&a, answer, n)) {
         // Numbers and letters both work; mixed answers read as written.
         for (k, span) in labels {
             if let Some(&item) = display.get(k) {
@@ -240,7 +310,9 @@ fn is_identifier(s: &str) -> bool {
 }
 
 fn blank_matches(part: &str, alt: &str) -> bool {
-    let part = part
+    // Fold typographic quotes, dashes and compatibility forms first ("−32020" is "-32020").
+    let folded = Analysis::new(part).norm;
+    let part = folded
         .trim()
         .trim_matches(['`', '"', '\''])
         .trim_end_matches(['.', ','])
@@ -257,8 +329,9 @@ fn blank_matches(part: &str, alt: &str) -> bool {
         })
 }
 
-/// Split an answer into one part per blank: lines, else `;`, else `,`.
-fn cloze_parts(answer: &str, blanks: usize) -> Option<Vec<(usize, usize)>> {
+/// Split an answer into one part per blank: lines, else `;`, else `,`, else (when every blank
+/// is one word) spaces.
+fn cloze_parts(answer: &str, blanks: usize, one_word: bool) -> Option<Vec<(usize, usize)>> {
     if blanks == 1 {
         let t = answer.trim();
         let s = answer.find(t).unwrap_or(0);
@@ -285,13 +358,38 @@ fn cloze_parts(answer: &str, blanks: usize) -> Option<Vec<(usize, usize)>> {
             return Some(parts);
         }
     }
+    if one_word {
+        let mut parts = Vec::new();
+        let mut start = None;
+        for (i, c) in answer
+            .char_indices()
+            .chain(std::iter::once((answer.len(), ' ')))
+        {
+            let sep = c.is_whitespace() || c == ',' || c == ';';
+            match (start, sep) {
+                (None, false) => start = Some(i),
+                (Some(s), true) => {
+                    parts.push((s, i));
+                    start = None;
+                }
+                _ => {}
+            }
+        }
+        if parts.len() == blanks {
+            return Some(parts);
+        }
+    }
     None
 }
 
 pub(super) fn cloze(card: &Card, answer: &str) -> Parts {
     let blanks = cloze_blanks(card.cloze.as_deref().unwrap_or(""));
     let mut parts = Parts::default();
-    let split = cloze_parts(answer, blanks.len());
+    let one_word = blanks
+        .iter()
+        .flatten()
+        .all(|b| !b.contains(char::is_whitespace));
+    let split = cloze_parts(answer, blanks.len(), one_word);
     let a = Analysis::new(answer);
     let mut from = 0;
     for (k, alts) in blanks.iter().enumerate() {

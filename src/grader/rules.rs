@@ -423,6 +423,12 @@ pub fn is_negation(a: &Analysis, i: usize) -> bool {
     }
 }
 
+/// Whether the clause around `norm[start..end]` denies it ("not true", "never b").
+pub fn negated_at(a: &Analysis, start: usize, end: usize) -> bool {
+    let own: Vec<usize> = (a.token_at(start)..a.token_at(end)).collect();
+    clause_negated(a, a.clause_of(start), &own)
+}
+
 /// Whether clause `c` holds a negation cue outside the tokens that made the match.
 fn clause_negated(a: &Analysis, c: usize, own: &[usize]) -> bool {
     a.tokens

@@ -453,14 +453,14 @@ pub fn canon(stem: &str) -> String {
         .unwrap_or_else(|| stem.to_string())
 }
 
-/// Function words a phrase may drop or add without changing what it says. Negations and the
-/// words that carry order or quantity ("before", "every", "only") are never here.
+/// Function words a phrase may drop or add without changing what it says. Negations, modals
+/// ("will send" is a promise, "can" a permission) and the words that carry order or quantity
+/// ("before", "every", "only") are never here.
 pub fn is_stopword(w: &str) -> bool {
     const STOP: &[&str] = &[
         "a", "an", "the", "of", "to", "in", "on", "for", "is", "are", "was", "were", "be", "been",
         "being", "it", "its", "it's", "that", "this", "these", "those", "with", "by", "as", "at",
-        "from", "into", "onto", "then", "there", "their", "they", "them", "its", "do", "does",
-        "did", "has", "have", "had", "will", "would", "should", "can", "could", "also", "very",
+        "from", "into", "onto", "then", "there", "their", "they", "them", "its", "also", "very",
         "really", "simply", "just", "itself", "own", "i", "you", "we", "your", "our", "my", "some",
         "which", "who", "what", "s",
     ];

@@ -268,6 +268,27 @@ fn choice_answers_by_letter_or_text() {
     assert_eq!(grade("demo/tf-replay", "false").verdict, Verdict::Pass);
     assert_eq!(grade("demo/tf-replay", "b").verdict, Verdict::Pass);
     assert_eq!(grade("demo/tf-replay", "True").verdict, Verdict::Fail);
+    for ok in [
+        "Not true: nothing is replayed.",
+        "I'd say b",
+        "False. It is true that the stream restarts, but nothing is replayed.",
+        "false - the client must re-list",
+    ] {
+        let g = grade("demo/tf-replay", ok);
+        assert_eq!(g.verdict, Verdict::Pass, "{ok}\n{g:#?}");
+    }
+    // Prose naming a wrong option only to deny it picks nothing wrong.
+    let g = grade(
+        "demo/two-right",
+        "toolsListChanged and resourceSubscriptions, not subscriptions",
+    );
+    assert_eq!(g.verdict, Verdict::Pass, "{g:#?}");
+    // A stray article is not option (a).
+    let g = grade(
+        "demo/cancel-http",
+        "It closes the SSE response stream, a clean cancel.",
+    );
+    assert_eq!(g.verdict, Verdict::Pass, "{g:#?}");
 }
 
 #[test]
@@ -293,6 +314,10 @@ fn order_answers_by_label_or_text() {
     assert_eq!(g.verdict, Verdict::Pass, "{g:#?}");
     let g = grade("demo/stream-order", &labels(&[0, 1, 2, 3], true));
     assert_eq!(g.verdict, Verdict::Pass, "{g:#?}");
+    let packed = labels(&[0, 1, 2, 3], false).replace(' ', "");
+    assert_eq!(grade("demo/stream-order", &packed).verdict, Verdict::Pass);
+    let arrows = labels(&[0, 1, 2, 3], false).replace(' ', " -> ");
+    assert_eq!(grade("demo/stream-order", &arrows).verdict, Verdict::Pass);
     let g = grade("demo/stream-order", &labels(&[0, 2, 1, 3], false));
     assert_eq!(g.verdict, Verdict::Partial, "{g:#?}");
     assert!(!hit(&g, "2. notifications/subscriptions/acknowledged"));
@@ -311,6 +336,8 @@ fn cloze_blanks_in_order() {
         "notifications/subscriptions/acknowledged\n_meta\nfirst",
         "notifications/subscriptions/acknowledged; _meta; before",
         "`notifications/subscriptions/acknowledged`, `_meta`, First",
+        "notifications/subscriptions/acknowledged _meta first",
+        "The method is notifications/subscriptions/acknowledged and the id sits in _meta, sent first",
     ] {
         let g = grade("demo/ack-cloze", ok);
         assert_eq!(g.verdict, Verdict::Pass, "{ok}\n{g:#?}");
