@@ -13,6 +13,8 @@ pub mod lab;
 pub mod paths;
 pub mod progress_cmd;
 pub mod quiz;
+pub mod scheduler;
 pub mod serve;
 pub mod stats;
+pub mod store;
 pub mod term;

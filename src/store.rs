@@ -1,0 +1,663 @@
+//! Progress on disk: an append-only review log in SQLite and the card state derived from it.
+//!
+//! Every review is its own committed transaction (WAL, `synchronous=FULL`), so a rating the
+//! user has seen acknowledged survives Ctrl-C, a closed terminal or `kill -9`. Writers take
+//! the database lock up front (`BEGIN IMMEDIATE`) and wait for each other (`busy_timeout`),
+//! and the derived state of a card is recomputed from its whole log inside the same
+//! transaction, so two sessions at once can interleave but never lose or corrupt a review.
+//! `undo` does not delete: it appends the review's id to `undone`.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration as StdDuration;
+
+use anyhow::Context;
+use chrono::{DateTime, TimeZone, Utc};
+use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior, params};
+use serde::Serialize;
+
+use crate::grader::{Rating, Verdict};
+use crate::scheduler::{self, CardState, Phase, Scheduler};
+
+pub const DB_FILE: &str = "progress.sqlite3";
+
+/// What kind of session produced a review. Only `cram` leaves the schedule alone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Mode {
+    Review,
+    Cram,
+    Interview,
+    Exam,
+    Interviewer,
+    Lab,
+}
+
+impl Mode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::Review => "review",
+            Mode::Cram => "cram",
+            Mode::Interview => "interview",
+            Mode::Exam => "exam",
+            Mode::Interviewer => "interviewer",
+            Mode::Lab => "lab",
+        }
+    }
+    pub fn schedules(self) -> bool {
+        self != Mode::Cram
+    }
+}
+
+/// One review to append.
+#[derive(Debug, Clone)]
+pub struct NewReview {
+    /// `DECK/CARD`.
+    pub card: String,
+    pub at: DateTime<Utc>,
+    pub rating: Rating,
+    pub suggested: Option<Rating>,
+    pub verdict: Option<Verdict>,
+    pub score: Option<f32>,
+    pub points_hit: Vec<String>,
+    pub points_missed: Vec<String>,
+    pub red_flags: Vec<String>,
+    pub answer_ms: Option<u64>,
+    /// The card's targets when it was answered (basics, solid answer), in seconds.
+    pub targets: Option<(u32, u32)>,
+    pub hints: u32,
+    pub deeper: u32,
+    pub mode: Mode,
+    pub card_hash: Option<String>,
+    pub session: Option<String>,
+    /// Where the review came from: `quiz`, or e.g. `lab:ack-first`.
+    pub source: String,
+}
+
+impl NewReview {
+    pub fn new(card: &str, rating: Rating, mode: Mode, at: DateTime<Utc>) -> NewReview {
+        NewReview {
+            card: card.to_string(),
+            at,
+            rating,
+            suggested: None,
+            verdict: None,
+            score: None,
+            points_hit: Vec::new(),
+            points_missed: Vec::new(),
+            red_flags: Vec::new(),
+            answer_ms: None,
+            targets: None,
+            hints: 0,
+            deeper: 0,
+            mode,
+            card_hash: None,
+            session: None,
+            source: "quiz".to_string(),
+        }
+    }
+}
+
+/// One review as read back from the log (export, stats).
+#[derive(Debug, Clone, Serialize)]
+pub struct ReviewRow {
+    pub id: i64,
+    pub card: String,
+    pub at: DateTime<Utc>,
+    pub rating: String,
+    pub suggested: Option<String>,
+    pub verdict: Option<String>,
+    pub score: Option<f64>,
+    pub points_hit: Vec<String>,
+    pub points_missed: Vec<String>,
+    pub red_flags: Vec<String>,
+    pub answer_ms: Option<i64>,
+    pub basics_s: Option<i64>,
+    pub solid_s: Option<i64>,
+    pub hints: i64,
+    pub deeper: i64,
+    pub mode: String,
+    pub scheduled: bool,
+    pub card_hash: Option<String>,
+    pub session: Option<String>,
+    pub source: Option<String>,
+    /// Taken back with `undo`: kept in the log, ignored by the schedule and the stats.
+    pub undone: bool,
+}
+
+impl ReviewRow {
+    pub fn rating(&self) -> Option<Rating> {
+        scheduler::parse_rating(&self.rating)
+    }
+}
+
+pub struct Store {
+    conn: Connection,
+    path: PathBuf,
+    pub scheduler: Scheduler,
+}
+
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS reviews (
+    id            INTEGER PRIMARY KEY AUTOINCREMENT,
+    card          TEXT    NOT NULL,
+    at_ms         INTEGER NOT NULL,
+    rating        TEXT    NOT NULL,
+    suggested     TEXT,
+    verdict       TEXT,
+    score         REAL,
+    points_hit    TEXT    NOT NULL DEFAULT '[]',
+    points_missed TEXT    NOT NULL DEFAULT '[]',
+    red_flags     TEXT    NOT NULL DEFAULT '[]',
+    answer_ms     INTEGER,
+    basics_s      INTEGER,
+    solid_s       INTEGER,
+    hints         INTEGER NOT NULL DEFAULT 0,
+    deeper        INTEGER NOT NULL DEFAULT 0,
+    mode          TEXT    NOT NULL,
+    scheduled     INTEGER NOT NULL,
+    card_hash     TEXT,
+    session       TEXT,
+    source        TEXT
+);
+CREATE INDEX IF NOT EXISTS reviews_by_card ON reviews(card, at_ms, id);
+CREATE TABLE IF NOT EXISTS undone (
+    review_id INTEGER PRIMARY KEY,
+    at_ms     INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS card_state (
+    card       TEXT PRIMARY KEY,
+    phase      TEXT    NOT NULL,
+    step       INTEGER NOT NULL,
+    stability  REAL    NOT NULL,
+    difficulty REAL    NOT NULL,
+    due_ms     INTEGER NOT NULL,
+    last_ms    INTEGER NOT NULL,
+    first_ms   INTEGER NOT NULL,
+    reps       INTEGER NOT NULL,
+    lapses     INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS settings (
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+";
+
+fn ms(t: DateTime<Utc>) -> i64 {
+    t.timestamp_millis()
+}
+
+fn from_ms(v: i64) -> DateTime<Utc> {
+    Utc.timestamp_millis_opt(v).single().unwrap_or_default()
+}
+
+fn json_list(v: &[String]) -> String {
+    serde_json::to_string(v).unwrap_or_else(|_| "[]".into())
+}
+
+fn parse_list(s: &str) -> Vec<String> {
+    serde_json::from_str(s).unwrap_or_default()
+}
+
+pub fn verdict_str(v: Verdict) -> &'static str {
+    match v {
+        Verdict::Pass => "pass",
+        Verdict::Partial => "partial",
+        Verdict::Fail => "fail",
+    }
+}
+
+impl Store {
+    /// Open (creating if needed) the store in `data_dir`, with the desired retention saved
+    /// there (default 0.90).
+    pub fn open(data_dir: &Path) -> anyhow::Result<Store> {
+        Store::open_with(data_dir, None)
+    }
+
+    /// Like [`Store::open`]; `retention` (when given) becomes the saved desired retention.
+    pub fn open_with(data_dir: &Path, retention: Option<f32>) -> anyhow::Result<Store> {
+        std::fs::create_dir_all(data_dir).with_context(|| {
+            format!(
+                "cannot create the data directory {} (choose another with --data-dir DIR or MCP_TUTOR_HOME)",
+                data_dir.display()
+            )
+        })?;
+        let path = data_dir.join(DB_FILE);
+        let conn = Connection::open(&path)
+            .with_context(|| format!("cannot open the progress store {}", path.display()))?;
+        conn.busy_timeout(StdDuration::from_secs(10))?;
+        // WAL lets a reader (stats) run beside a writer; FULL makes each commit durable.
+        conn.pragma_update(None, "journal_mode", "WAL")?;
+        conn.pragma_update(None, "synchronous", "FULL")?;
+        conn.execute_batch(SCHEMA)
+            .with_context(|| format!("cannot set up the progress store {}", path.display()))?;
+        let mut store = Store {
+            conn,
+            path,
+            scheduler: Scheduler::new(scheduler::DEFAULT_RETENTION)?,
+        };
+        let saved = store
+            .setting("desired_retention")?
+            .and_then(|v| v.parse::<f32>().ok());
+        let retention = match retention {
+            Some(r) => {
+                let s = Scheduler::new(r)?;
+                store.set_setting("desired_retention", &r.to_string())?;
+                s.desired_retention
+            }
+            None => saved.unwrap_or(scheduler::DEFAULT_RETENTION),
+        };
+        store.scheduler = Scheduler::new(retention)?;
+        Ok(store)
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    pub fn setting(&self, key: &str) -> anyhow::Result<Option<String>> {
+        Ok(self
+            .conn
+            .query_row("SELECT value FROM settings WHERE key = ?1", [key], |r| {
+                r.get(0)
+            })
+            .optional()?)
+    }
+
+    pub fn set_setting(&self, key: &str, value: &str) -> anyhow::Result<()> {
+        self.conn.execute(
+            "INSERT INTO settings(key, value) VALUES (?1, ?2)
+             ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            params![key, value],
+        )?;
+        Ok(())
+    }
+
+    fn begin(&self) -> anyhow::Result<Transaction<'_>> {
+        Ok(Transaction::new_unchecked(
+            &self.conn,
+            TransactionBehavior::Immediate,
+        )?)
+    }
+
+    /// Append a review and update the card's state; committed when this returns.
+    pub fn record(&self, r: &NewReview) -> anyhow::Result<i64> {
+        let tx = self.begin()?;
+        tx.execute(
+            "INSERT INTO reviews (card, at_ms, rating, suggested, verdict, score, points_hit,
+                points_missed, red_flags, answer_ms, basics_s, solid_s, hints, deeper, mode,
+                scheduled, card_hash, session, source)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,
+                ?18, ?19)",
+            params![
+                r.card,
+                ms(r.at),
+                scheduler::rating_str(r.rating),
+                r.suggested.map(scheduler::rating_str),
+                r.verdict.map(verdict_str),
+                r.score.map(f64::from),
+                json_list(&r.points_hit),
+                json_list(&r.points_missed),
+                json_list(&r.red_flags),
+                r.answer_ms.map(|v| v as i64),
+                r.targets.map(|t| t.0),
+                r.targets.map(|t| t.1),
+                r.hints,
+                r.deeper,
+                r.mode.as_str(),
+                r.mode.schedules(),
+                r.card_hash,
+                r.session,
+                r.source,
+            ],
+        )?;
+        let id = tx.last_insert_rowid();
+        if r.mode.schedules() {
+            self.recompute(&tx, &r.card)?;
+        }
+        tx.commit()?;
+        Ok(id)
+    }
+
+    /// The lab's hook: a wrong prediction about a linked card counts as an `again` review
+    /// (mode `lab`), scheduled like any other.
+    pub fn record_lapse(&self, card_key: &str, source: &str) -> anyhow::Result<()> {
+        let mut r = NewReview::new(card_key, Rating::Again, Mode::Lab, scheduler::now());
+        r.source = source.to_string();
+        self.record(&r)?;
+        Ok(())
+    }
+
+    /// Take a review back: it stays in the log, marked undone, and the card's state is
+    /// recomputed without it.
+    pub fn undo(&self, review_id: i64) -> anyhow::Result<()> {
+        let tx = self.begin()?;
+        let card: Option<String> = tx
+            .query_row("SELECT card FROM reviews WHERE id = ?1", [review_id], |r| {
+                r.get(0)
+            })
+            .optional()?;
+        let Some(card) = card else {
+            anyhow::bail!("review {review_id} is not in the log");
+        };
+        tx.execute(
+            "INSERT OR IGNORE INTO undone(review_id, at_ms) VALUES (?1, ?2)",
+            params![review_id, ms(scheduler::now())],
+        )?;
+        self.recompute(&tx, &card)?;
+        tx.commit()?;
+        Ok(())
+    }
+
+    fn scheduled_history(
+        &self,
+        conn: &Connection,
+        card: &str,
+    ) -> anyhow::Result<Vec<(Rating, DateTime<Utc>)>> {
+        let mut stmt = conn.prepare_cached(
+            "SELECT rating, at_ms FROM reviews
+             WHERE card = ?1 AND scheduled = 1 AND id NOT IN (SELECT review_id FROM undone)
+             ORDER BY at_ms, id",
+        )?;
+        let rows = stmt.query_map([card], |r| {
+            Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?))
+        })?;
+        let mut out = Vec::new();
+        for row in rows {
+            let (rating, at) = row?;
+            if let Some(rating) = scheduler::parse_rating(&rating) {
+                out.push((rating, from_ms(at)));
+            }
+        }
+        Ok(out)
+    }
+
+    fn recompute(&self, tx: &Transaction<'_>, card: &str) -> anyhow::Result<()> {
+        let history = self.scheduled_history(tx, card)?;
+        match self.scheduler.replay(history) {
+            None => {
+                tx.execute("DELETE FROM card_state WHERE card = ?1", [card])?;
+            }
+            Some(s) => {
+                tx.execute(
+                    "INSERT OR REPLACE INTO card_state
+                     (card, phase, step, stability, difficulty, due_ms, last_ms, first_ms, reps, lapses)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+                    params![
+                        card,
+                        s.phase.as_str(),
+                        s.step,
+                        f64::from(s.stability),
+                        f64::from(s.difficulty),
+                        ms(s.due),
+                        ms(s.last_review),
+                        ms(s.first_review),
+                        s.reps,
+                        s.lapses
+                    ],
+                )?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Every card's current state, keyed by `DECK/CARD`.
+    pub fn states(&self) -> anyhow::Result<HashMap<String, CardState>> {
+        let mut stmt = self.conn.prepare(
+            "SELECT card, phase, step, stability, difficulty, due_ms, last_ms, first_ms, reps, lapses
+             FROM card_state",
+        )?;
+        let rows = stmt.query_map([], |r| {
+            Ok((
+                r.get::<_, String>(0)?,
+                CardState {
+                    phase: Phase::parse(&r.get::<_, String>(1)?),
+                    step: r.get(2)?,
+                    stability: r.get::<_, f64>(3)? as f32,
+                    difficulty: r.get::<_, f64>(4)? as f32,
+                    due: from_ms(r.get(5)?),
+                    last_review: from_ms(r.get(6)?),
+                    first_review: from_ms(r.get(7)?),
+                    reps: r.get(8)?,
+                    lapses: r.get(9)?,
+                },
+            ))
+        })?;
+        let mut out = HashMap::new();
+        for row in rows {
+            let (k, v) = row?;
+            out.insert(k, v);
+        }
+        Ok(out)
+    }
+
+    pub fn state(&self, card: &str) -> anyhow::Result<Option<CardState>> {
+        Ok(self.states()?.remove(card))
+    }
+
+    /// The card-text hash stored with each card's latest review, to tell the user when a card
+    /// changed since they last saw it.
+    pub fn last_hashes(&self) -> anyhow::Result<HashMap<String, (String, DateTime<Utc>)>> {
+        let mut stmt = self.conn.prepare(
+            "SELECT card, card_hash, at_ms, MAX(id) FROM reviews
+             WHERE card_hash IS NOT NULL AND id NOT IN (SELECT review_id FROM undone)
+             GROUP BY card",
+        )?;
+        let rows = stmt.query_map([], |r| {
+            Ok((
+                r.get::<_, String>(0)?,
+                r.get::<_, String>(1)?,
+                r.get::<_, i64>(2)?,
+            ))
+        })?;
+        let mut out = HashMap::new();
+        for row in rows {
+            let (card, hash, at) = row?;
+            out.insert(card, (hash, from_ms(at)));
+        }
+        Ok(out)
+    }
+
+    /// The whole log, oldest first, undone reviews included (and marked).
+    pub fn reviews(&self) -> anyhow::Result<Vec<ReviewRow>> {
+        let mut stmt = self.conn.prepare(
+            "SELECT id, card, at_ms, rating, suggested, verdict, score, points_hit, points_missed,
+                    red_flags, answer_ms, basics_s, solid_s, hints, deeper, mode, scheduled,
+                    card_hash, session, source,
+                    id IN (SELECT review_id FROM undone)
+             FROM reviews ORDER BY at_ms, id",
+        )?;
+        let rows = stmt.query_map([], |r| {
+            Ok(ReviewRow {
+                id: r.get(0)?,
+                card: r.get(1)?,
+                at: from_ms(r.get(2)?),
+                rating: r.get(3)?,
+                suggested: r.get(4)?,
+                verdict: r.get(5)?,
+                score: r.get(6)?,
+                points_hit: parse_list(&r.get::<_, String>(7)?),
+                points_missed: parse_list(&r.get::<_, String>(8)?),
+                red_flags: parse_list(&r.get::<_, String>(9)?),
+                answer_ms: r.get(10)?,
+                basics_s: r.get(11)?,
+                solid_s: r.get(12)?,
+                hints: r.get(13)?,
+                deeper: r.get(14)?,
+                mode: r.get(15)?,
+                scheduled: r.get(16)?,
+                card_hash: r.get(17)?,
+                session: r.get(18)?,
+                source: r.get(19)?,
+                undone: r.get(20)?,
+            })
+        })?;
+        Ok(rows.collect::<Result<Vec<_>, _>>()?)
+    }
+
+    /// Cards whose first scheduled review falls on study day `day` (for the daily new-card cap).
+    pub fn introduced_on(&self, day: i64) -> anyhow::Result<usize> {
+        Ok(self
+            .states()?
+            .values()
+            .filter(|s| scheduler::day_index(s.first_review) == day)
+            .count())
+    }
+
+    /// Cards with any review whose key is `target` (a card) or starts with `target/` (a deck);
+    /// `None` means every card.
+    pub fn cards_matching(&self, target: Option<&str>) -> anyhow::Result<Vec<(String, usize)>> {
+        let mut stmt = self
+            .conn
+            .prepare("SELECT card, COUNT(*) FROM reviews GROUP BY card ORDER BY card")?;
+        let rows = stmt.query_map([], |r| {
+            Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)? as usize))
+        })?;
+        let mut out = Vec::new();
+        for row in rows {
+            let (card, n) = row?;
+            let keep = match target {
+                None => true,
+                Some(t) => card == t || card.starts_with(&format!("{t}/")),
+            };
+            if keep {
+                out.push((card, n));
+            }
+        }
+        Ok(out)
+    }
+
+    /// Forget cards entirely: their reviews and state are deleted (the one deliberate
+    /// exception to append-only, asked for by the user).
+    pub fn reset(&self, cards: &[String]) -> anyhow::Result<usize> {
+        let tx = self.begin()?;
+        let mut n = 0;
+        for card in cards {
+            tx.execute(
+                "DELETE FROM undone WHERE review_id IN (SELECT id FROM reviews WHERE card = ?1)",
+                [card],
+            )?;
+            n += tx.execute("DELETE FROM reviews WHERE card = ?1", [card])?;
+            tx.execute("DELETE FROM card_state WHERE card = ?1", [card])?;
+        }
+        tx.commit()?;
+        Ok(n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::Duration;
+
+    fn t0() -> DateTime<Utc> {
+        DateTime::parse_from_rfc3339("2026-11-29T10:00:00Z")
+            .unwrap()
+            .with_timezone(&Utc)
+    }
+
+    #[test]
+    fn record_undo_and_state() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = Store::open(dir.path()).unwrap();
+        let a = s
+            .record(&NewReview::new("d/c", Rating::Good, Mode::Review, t0()))
+            .unwrap();
+        let b = s
+            .record(&NewReview::new(
+                "d/c",
+                Rating::Good,
+                Mode::Review,
+                t0() + Duration::minutes(10),
+            ))
+            .unwrap();
+        assert!(b > a);
+        let st = s.state("d/c").unwrap().unwrap();
+        assert_eq!(st.phase, Phase::Review);
+        assert_eq!(st.reps, 2);
+        s.undo(b).unwrap();
+        let st = s.state("d/c").unwrap().unwrap();
+        assert_eq!(st.phase, Phase::Learning);
+        assert_eq!(st.reps, 1);
+        let rows = s.reviews().unwrap();
+        assert_eq!(rows.len(), 2, "undo keeps the log append-only");
+        assert!(rows[1].undone && !rows[0].undone);
+        s.undo(a).unwrap();
+        assert!(s.state("d/c").unwrap().is_none());
+    }
+
+    #[test]
+    fn cram_does_not_touch_the_schedule_and_lapses_do() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = Store::open(dir.path()).unwrap();
+        s.record(&NewReview::new("d/c", Rating::Again, Mode::Cram, t0()))
+            .unwrap();
+        assert!(s.state("d/c").unwrap().is_none());
+        s.record_lapse("d/c", "lab:ack-first").unwrap();
+        let rows = s.reviews().unwrap();
+        assert_eq!(rows[1].mode, "lab");
+        assert_eq!(rows[1].rating, "again");
+        assert_eq!(rows[1].source.as_deref(), Some("lab:ack-first"));
+        assert!(s.state("d/c").unwrap().is_some());
+    }
+
+    #[test]
+    fn retention_is_saved() {
+        let dir = tempfile::tempdir().unwrap();
+        Store::open_with(dir.path(), Some(0.85)).unwrap();
+        let s = Store::open(dir.path()).unwrap();
+        assert!((s.scheduler.desired_retention - 0.85).abs() < 1e-6);
+        assert!(Store::open_with(dir.path(), Some(2.0)).is_err());
+    }
+
+    #[test]
+    fn two_writers_at_once_lose_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        Store::open(dir.path()).unwrap();
+        let threads: Vec<_> = (0..2)
+            .map(|w| {
+                let path = dir.path().to_path_buf();
+                std::thread::spawn(move || {
+                    let s = Store::open(&path).unwrap();
+                    for i in 0..40 {
+                        let at = t0() + Duration::minutes(i);
+                        s.record(&NewReview::new("d/shared", Rating::Good, Mode::Review, at))
+                            .unwrap();
+                        s.record(&NewReview::new(
+                            &format!("d/own-{w}"),
+                            Rating::Hard,
+                            Mode::Review,
+                            at,
+                        ))
+                        .unwrap();
+                    }
+                })
+            })
+            .collect();
+        for t in threads {
+            t.join().unwrap();
+        }
+        let s = Store::open(dir.path()).unwrap();
+        assert_eq!(s.reviews().unwrap().len(), 160);
+        let states = s.states().unwrap();
+        assert_eq!(states["d/shared"].reps, 80);
+        assert_eq!(states["d/own-0"].reps, 40);
+        assert_eq!(states["d/own-1"].reps, 40);
+    }
+
+    #[test]
+    fn reset_forgets_a_deck() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = Store::open(dir.path()).unwrap();
+        for c in ["a/x", "a/y", "b/z"] {
+            s.record(&NewReview::new(c, Rating::Good, Mode::Review, t0()))
+                .unwrap();
+        }
+        let m = s.cards_matching(Some("a")).unwrap();
+        assert_eq!(m.len(), 2);
+        let cards: Vec<String> = m.into_iter().map(|(c, _)| c).collect();
+        assert_eq!(s.reset(&cards).unwrap(), 2);
+        assert_eq!(s.reviews().unwrap().len(), 1);
+        assert_eq!(s.states().unwrap().len(), 1);
+    }
+}
