@@ -1,12 +1,155 @@
-//! Placeholder: owned by the issue that builds `quiz`.
+//! `mcp-tutor quiz`: ask, time, listen, grade, explain, schedule.
+//!
+//! The session is a queue of card keys. Each answer is graded, shown with its checklist and the
+//! model answers, rated (the suggestion is one Enter away) and committed to the store before
+//! the next question appears. Follow-ups jump the queue right after their parent; a red flag
+//! sends the card back a few questions later.
 
+mod input;
+mod interviewer;
+mod queue;
+pub mod rating;
+pub mod render;
+mod session;
+
+use std::collections::HashSet;
+use std::io::IsTerminal;
 use std::process::ExitCode;
 
+use chrono::NaiveDate;
+
 use crate::cli::Global;
+use crate::deck::Library;
+use crate::store::Store;
 
-#[derive(Debug, clap::Args)]
-pub struct Args {}
+pub use session::Session;
 
-pub fn run(_args: Args, _g: &Global) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("`quiz` is not built yet")
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ModeArg {
+    /// Cards due today, then new cards up to the daily cap. Updates the schedule.
+    Review,
+    /// Practise anything (filter with --deck/--tag) without touching the schedule.
+    Cram,
+    /// A timed mock interview of N questions with follow-ups, ending in a report.
+    Interview,
+}
+
+#[derive(Debug, Clone, clap::Args)]
+#[command(after_help = "\
+How a question works:
+  The question shows its kind and the time targets (~20 s basics, ~40 s solid answer).
+  Type your answer. Free-recall and spot-the-bug answers take several lines: finish with an
+  empty line or a line with just `.`. One-line kinds (name it, choice, order, cloze) end on Enter.
+  You then see each key point hit (with what you said) or missed, any red flag with its
+  correction and spec reference, near misses of exact names, the basics, the solid answer and
+  the code. Press Enter to take the suggested rating, or 1 again · 2 hard · 3 good · 4 easy.
+  A hint, going deeper before answering, or going over time caps the rating at `hard`; a red
+  flag makes it `again` and the card comes back later in the session.
+
+At any prompt:  hint · deeper · skip · undo · help · quit   (Ctrl-D or Ctrl-C also quit;
+  every rating already given is saved)
+
+Examples:
+  mcp-tutor quiz                           due cards, then up to 10 new ones
+  mcp-tutor quiz cram --deck subscriptions practise a deck without touching the schedule
+  mcp-tutor quiz interview -n 5            a 5-question mock interview with a report
+  mcp-tutor quiz --exam 2026-12-15         put the cards you would forget by then first
+  mcp-tutor quiz --interviewer             a friend reads the rubric and ticks what you say
+
+Scripting: with standard input not a terminal, answers are read line by line.
+Set MCP_TUTOR_NOW=2026-11-29T10:00:00Z to fix the scheduler's clock, and
+MCP_TUTOR_ANSWER_SECS=N to pin every measured answer time (both are for tests).")]
+pub struct Args {
+    /// review (default), cram or interview.
+    #[arg(value_enum, default_value_t = ModeArg::Review)]
+    pub mode: ModeArg,
+    /// Only cards from this deck (repeatable).
+    #[arg(long = "deck", value_name = "DECK")]
+    pub decks: Vec<String>,
+    /// Only cards with this tag (repeatable; any of them).
+    #[arg(long = "tag", value_name = "TAG")]
+    pub tags: Vec<String>,
+    /// Only these cards, `DECK/CARD` (repeatable), in this order.
+    #[arg(long = "card", value_name = "DECK/CARD")]
+    pub cards: Vec<String>,
+    /// New cards per day in review mode.
+    #[arg(long = "new", value_name = "N", default_value_t = 10)]
+    pub new_per_day: usize,
+    /// At most this many questions this session (follow-ups and re-asks not counted).
+    #[arg(long, value_name = "N")]
+    pub limit: Option<usize>,
+    /// Number of questions in interview mode.
+    #[arg(short = 'n', long = "questions", value_name = "N", default_value_t = 5)]
+    pub questions: usize,
+    /// Your interview date: cards are ranked by the recall predicted for that day, and
+    /// cards you would likely forget by then are included even if not yet due.
+    #[arg(long, value_name = "YYYY-MM-DD")]
+    pub exam: Option<NaiveDate>,
+    /// Desired retention for scheduling, 0.70–0.99 (saved for later sessions; default 0.90).
+    #[arg(long, value_name = "R")]
+    pub retention: Option<f32>,
+    /// Two people: the interviewer sees the rubric and ticks what the candidate says aloud.
+    #[arg(long)]
+    pub interviewer: bool,
+}
+
+/// FNV-1a, 64-bit: a hash that stays the same across Rust versions and machines, for card
+/// fingerprints stored in the log.
+pub fn fnv(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in bytes {
+        h ^= u64::from(*b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h
+}
+
+/// Fingerprint of a card's content, stored with each review to notice edited cards.
+pub fn card_hash(card: &crate::deck::model::Card) -> String {
+    let text = serde_json::to_string(card).unwrap_or_default();
+    format!("{:016x}", fnv(text.as_bytes()))
+}
+
+pub fn run(args: Args, g: &Global) -> anyhow::Result<ExitCode> {
+    let plain = crate::term::plain();
+    let mut session = Session::prepare(args, g, render::Screen::stdout(plain))?;
+    let stdin = std::io::stdin();
+    let mut input: Box<dyn input::Input> = if stdin.is_terminal() {
+        Box::new(input::TtyInput::new()?)
+    } else {
+        Box::new(input::LineInput::new(stdin.lock()))
+    };
+    session.run(input.as_mut())?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Everything up to and including the first question, printed to `out`: what the startup
+/// benchmark measures.
+pub fn first_question(args: Args, g: &Global, out: Box<dyn std::io::Write>) -> anyhow::Result<()> {
+    let mut session = Session::prepare(
+        args,
+        g,
+        render::Screen {
+            w: out,
+            plain: false,
+        },
+    )?;
+    session.show_first();
+    Ok(())
+}
+
+/// Cards named as some card's follow-up: they are introduced by their parent.
+fn followup_keys(lib: &Library) -> HashSet<String> {
+    let mut out = HashSet::new();
+    for (deck, card) in lib.cards() {
+        for f in &card.followups {
+            out.insert(format!("{}/{}", deck.meta.id, f));
+        }
+    }
+    out
+}
+
+fn open_store(g: &Global, retention: Option<f32>) -> anyhow::Result<Store> {
+    let dir = crate::paths::data_dir(g)?;
+    Store::open_with(&dir, retention)
 }

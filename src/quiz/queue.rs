@@ -1,0 +1,144 @@
+//! Which cards a session asks, in which order.
+
+use std::collections::{HashMap, HashSet};
+
+use chrono::{DateTime, Duration, Utc};
+
+use super::{Args, ModeArg};
+use crate::deck::Library;
+use crate::scheduler::{self, CardState, Phase, Scheduler};
+
+pub struct Context<'a> {
+    pub lib: &'a Library,
+    pub states: &'a HashMap<String, CardState>,
+    pub sched: &'a Scheduler,
+    pub now: DateTime<Utc>,
+    pub introduced_today: usize,
+    pub followups: &'a HashSet<String>,
+}
+
+fn selected(args: &Args, deck: &str, key: &str, tags: &[String]) -> bool {
+    (args.decks.is_empty() || args.decks.iter().any(|d| d == deck))
+        && (args.tags.is_empty() || args.tags.iter().any(|t| tags.contains(t)))
+        && (args.cards.is_empty() || args.cards.iter().any(|c| c == key))
+}
+
+/// The moment predictions are made for: midday of the exam date, else now.
+pub fn horizon(args: &Args, now: DateTime<Utc>) -> DateTime<Utc> {
+    match args.exam {
+        Some(d) => scheduler::day_start(scheduler::day_of_date(d)) + Duration::hours(8),
+        None => now,
+    }
+}
+
+/// Candidate cards (key) after the --deck/--tag/--card filters; follow-ups only when named
+/// with --card, since they are asked right after their parent.
+fn candidates(args: &Args, cx: &Context) -> Vec<String> {
+    if !args.cards.is_empty() {
+        return args
+            .cards
+            .iter()
+            .filter(|k| cx.lib.card(k).is_some())
+            .cloned()
+            .collect();
+    }
+    cx.lib
+        .cards()
+        .filter_map(|(d, c)| {
+            let key = format!("{}/{}", d.meta.id, c.id);
+            (selected(args, &d.meta.id, &key, &c.tags) && !cx.followups.contains(&key))
+                .then_some(key)
+        })
+        .collect()
+}
+
+fn rank_by_recall(keys: &mut [String], cx: &Context, at: DateTime<Utc>) {
+    // A stable sort keeps deck order among equals (all new cards predict 0).
+    keys.sort_by(|a, b| {
+        let ra = cx.sched.recall_at(cx.states.get(a), at);
+        let rb = cx.sched.recall_at(cx.states.get(b), at);
+        ra.total_cmp(&rb)
+    });
+}
+
+pub fn build(args: &Args, mode: ModeArg, cx: &Context) -> Vec<String> {
+    let all = candidates(args, cx);
+    let mut out = match mode {
+        ModeArg::Cram => {
+            let mut v = all;
+            if args.exam.is_some() {
+                rank_by_recall(&mut v, cx, horizon(args, cx.now));
+            }
+            v
+        }
+        ModeArg::Interview => {
+            let mut v = all;
+            rank_by_recall(&mut v, cx, horizon(args, cx.now));
+            v.truncate(args.questions.max(1));
+            v
+        }
+        ModeArg::Review => {
+            if !args.cards.is_empty() {
+                all
+            } else {
+                review(args, cx, all)
+            }
+        }
+    };
+    if let Some(n) = args.limit {
+        out.truncate(n);
+    }
+    out
+}
+
+fn review(args: &Args, cx: &Context, all: Vec<String>) -> Vec<String> {
+    let new_left = args.new_per_day.saturating_sub(cx.introduced_today);
+    let mut due = Vec::new();
+    let mut new = Vec::new();
+    let mut at_risk = Vec::new();
+    let at = horizon(args, cx.now);
+    for key in all {
+        match cx.states.get(&key) {
+            None => new.push(key),
+            Some(s) if cx.sched.is_due(s, cx.now) => due.push(key),
+            Some(s) if args.exam.is_some() => {
+                if cx.sched.recall_at(Some(s), at) < cx.sched.desired_retention {
+                    at_risk.push(key);
+                }
+            }
+            Some(_) => {}
+        }
+    }
+    new.truncate(new_left);
+    if args.exam.is_some() {
+        let mut v: Vec<String> = due.into_iter().chain(at_risk).chain(new).collect();
+        rank_by_recall(&mut v, cx, at);
+        return v;
+    }
+    // Cards in (re)learning first (they are fragile), then reviews by due time, then new.
+    due.sort_by_key(|k| {
+        let s = &cx.states[k];
+        (s.phase == Phase::Review, s.due)
+    });
+    due.into_iter().chain(new).collect()
+}
+
+/// When the next filtered card comes due, for the "nothing due" message.
+pub fn next_due(args: &Args, cx: &Context) -> Option<DateTime<Utc>> {
+    candidates(args, cx)
+        .iter()
+        .filter_map(|k| cx.states.get(k))
+        .map(|s| match s.phase {
+            Phase::Review => s.due.max(scheduler::day_start(scheduler::day_index(s.due))),
+            _ => s.due,
+        })
+        .min()
+}
+
+/// Whether unseen cards remain beyond today's cap.
+pub fn new_waiting(args: &Args, cx: &Context) -> usize {
+    candidates(args, cx)
+        .iter()
+        .filter(|k| !cx.states.contains_key(*k))
+        .count()
+}
