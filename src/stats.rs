@@ -1,12 +1,508 @@
-//! Placeholder: owned by the issue that builds `stats`.
+//! `mcp-tutor stats`: what is due, how well you actually retain, where you go wrong.
+//!
+//! Everything here is computed from the review log alone (the card state is replayed from
+//! it), so the numbers always agree with `mcp-tutor progress export`.
 
+use std::collections::{BTreeMap, HashMap};
 use std::process::ExitCode;
 
+use chrono::{DateTime, Duration, NaiveDate, Utc};
+use serde::Serialize;
+
 use crate::cli::Global;
+use crate::deck::Library;
+use crate::scheduler::{self, CardState, Phase, Scheduler};
+use crate::store::{ReviewRow, Store};
 
 #[derive(Debug, clap::Args)]
-pub struct Args {}
+#[command(after_help = "\
+Examples:
+  mcp-tutor stats                      due today, forecast, retention, weak spots
+  mcp-tutor stats --exam 2026-12-15    and how ready you would be on that day
+  mcp-tutor stats --json               the same as JSON, for scripts")]
+pub struct Args {
+    /// Print JSON instead of the report.
+    #[arg(long)]
+    pub json: bool,
+    /// Predict readiness for an interview on this date.
+    #[arg(long, value_name = "YYYY-MM-DD")]
+    pub exam: Option<NaiveDate>,
+    /// Days in the forecast.
+    #[arg(long, value_name = "N", default_value_t = 14)]
+    pub days: u32,
+    /// How many entries in each "weakest" list.
+    #[arg(long, value_name = "N", default_value_t = 5)]
+    pub top: usize,
+}
 
-pub fn run(_args: Args, _g: &Global) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("`stats` is not built yet")
+#[derive(Debug, Serialize, Default)]
+pub struct Counts {
+    pub total: usize,
+    pub scheduled: usize,
+    pub undone: usize,
+    pub by_rating: BTreeMap<String, usize>,
+    pub by_mode: BTreeMap<String, usize>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct DayDue {
+    pub date: String,
+    pub due: usize,
+}
+
+#[derive(Debug, Serialize)]
+pub struct Retention {
+    /// Reviews of graduated cards (in the review phase when asked).
+    pub reviews: usize,
+    pub recalled: usize,
+    pub rate: Option<f64>,
+}
+
+#[derive(Debug, Serialize, Default)]
+pub struct Verdicts {
+    pub answers: usize,
+    pub pass: usize,
+    pub partial: usize,
+    pub fail: usize,
+}
+
+#[derive(Debug, Serialize)]
+pub struct WeakCard {
+    pub card: String,
+    pub recall_now: f64,
+    pub reviews: usize,
+    pub again: usize,
+    pub lapses: u32,
+}
+
+#[derive(Debug, Serialize)]
+pub struct WeakPoint {
+    pub card: String,
+    pub point: String,
+    pub missed: usize,
+    pub asked: usize,
+}
+
+#[derive(Debug, Serialize)]
+pub struct FlagCount {
+    pub label: String,
+    pub count: usize,
+    pub cards: Vec<String>,
+    pub correction: Option<String>,
+    pub spec: Option<String>,
+}
+
+#[derive(Debug, Serialize, Default)]
+pub struct Times {
+    pub answers: usize,
+    pub median_s: Option<f64>,
+    pub within_basics: usize,
+    pub within_solid: usize,
+    pub over: usize,
+}
+
+#[derive(Debug, Serialize)]
+pub struct Readiness {
+    pub date: String,
+    pub cards: usize,
+    pub mean_recall: f64,
+    /// Cards predicted at or above the desired retention on that day.
+    pub ready: usize,
+    pub at_risk: Vec<String>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct Stats {
+    pub now: DateTime<Utc>,
+    pub desired_retention: f32,
+    pub reviews: Counts,
+    pub cards_known: usize,
+    pub cards_seen: usize,
+    pub due_today: usize,
+    pub new_waiting: usize,
+    pub forecast: Vec<DayDue>,
+    pub true_retention: Retention,
+    pub verdicts: Verdicts,
+    pub weakest_cards: Vec<WeakCard>,
+    pub weakest_points: Vec<WeakPoint>,
+    pub recurring_red_flags: Vec<FlagCount>,
+    pub answer_times: Times,
+    pub exam: Option<Readiness>,
+}
+
+/// Replay the log: each card's state now, and how reviews of graduated cards went.
+fn replay(sched: &Scheduler, rows: &[&ReviewRow]) -> (HashMap<String, CardState>, Retention) {
+    let mut states: HashMap<String, CardState> = HashMap::new();
+    let (mut n, mut ok) = (0, 0);
+    for r in rows.iter().filter(|r| r.scheduled) {
+        let Some(rating) = r.rating() else { continue };
+        let prev = states.get(&r.card);
+        if prev.is_some_and(|s| s.phase == Phase::Review) {
+            n += 1;
+            if rating != crate::grader::Rating::Again {
+                ok += 1;
+            }
+        }
+        let next = sched.review(prev, rating, r.at);
+        states.insert(r.card.clone(), next);
+    }
+    (
+        states,
+        Retention {
+            reviews: n,
+            recalled: ok,
+            rate: (n > 0).then(|| ok as f64 / n as f64),
+        },
+    )
+}
+
+pub fn compute(
+    lib: &Library,
+    store: &Store,
+    now: DateTime<Utc>,
+    args: &Args,
+) -> anyhow::Result<Stats> {
+    let sched = &store.scheduler;
+    let all = store.reviews()?;
+    let rows: Vec<&ReviewRow> = all.iter().filter(|r| !r.undone).collect();
+    let mut counts = Counts {
+        total: rows.len(),
+        undone: all.len() - rows.len(),
+        ..Counts::default()
+    };
+    for r in &rows {
+        counts.scheduled += usize::from(r.scheduled);
+        *counts.by_rating.entry(r.rating.clone()).or_default() += 1;
+        *counts.by_mode.entry(r.mode.clone()).or_default() += 1;
+    }
+    let (states, true_retention) = replay(sched, &rows);
+
+    let known: Vec<String> = lib
+        .cards()
+        .map(|(d, c)| format!("{}/{}", d.meta.id, c.id))
+        .collect();
+    let today = scheduler::day_index(now);
+    let due_today = states.values().filter(|s| sched.is_due(s, now)).count();
+    let mut forecast = Vec::new();
+    for d in 1..=i64::from(args.days) {
+        let day = today + d;
+        let due = states
+            .values()
+            .filter(|s| scheduler::day_index(s.due) == day)
+            .count();
+        let date = scheduler::day_start(day)
+            .with_timezone(&chrono::Local)
+            .format("%a %Y-%m-%d")
+            .to_string();
+        forecast.push(DayDue { date, due });
+    }
+
+    let mut verdicts = Verdicts::default();
+    let mut times = Times::default();
+    let mut secs = Vec::new();
+    let mut by_card: HashMap<&str, (usize, usize)> = HashMap::new();
+    let mut missed: HashMap<(String, String), usize> = HashMap::new();
+    let mut asked: HashMap<String, usize> = HashMap::new();
+    let mut flags: BTreeMap<String, (usize, Vec<String>)> = BTreeMap::new();
+    for r in &rows {
+        let e = by_card.entry(r.card.as_str()).or_default();
+        e.0 += 1;
+        if r.rating == "again" {
+            e.1 += 1;
+        }
+        if let Some(v) = &r.verdict {
+            verdicts.answers += 1;
+            match v.as_str() {
+                "pass" => verdicts.pass += 1,
+                "partial" => verdicts.partial += 1,
+                _ => verdicts.fail += 1,
+            }
+            *asked.entry(r.card.clone()).or_default() += 1;
+        }
+        for p in &r.points_missed {
+            *missed.entry((r.card.clone(), p.clone())).or_default() += 1;
+        }
+        for f in &r.red_flags {
+            let e = flags.entry(f.clone()).or_default();
+            e.0 += 1;
+            if !e.1.contains(&r.card) {
+                e.1.push(r.card.clone());
+            }
+        }
+        if let (Some(ms), Some(b), Some(s)) = (r.answer_ms, r.basics_s, r.solid_s) {
+            let t = ms as f64 / 1000.0;
+            secs.push(t);
+            times.answers += 1;
+            if t <= b as f64 {
+                times.within_basics += 1;
+            }
+            if t <= s as f64 {
+                times.within_solid += 1;
+            } else {
+                times.over += 1;
+            }
+        }
+    }
+    secs.sort_by(f64::total_cmp);
+    times.median_s = (!secs.is_empty()).then(|| {
+        let m = secs.len() / 2;
+        if secs.len() % 2 == 0 {
+            (secs[m - 1] + secs[m]) / 2.0
+        } else {
+            secs[m]
+        }
+    });
+
+    let mut weakest_cards: Vec<WeakCard> = states
+        .iter()
+        .map(|(k, s)| {
+            let (n, again) = by_card.get(k.as_str()).copied().unwrap_or_default();
+            WeakCard {
+                card: k.clone(),
+                recall_now: f64::from(sched.recall_at(Some(s), now)),
+                reviews: n,
+                again,
+                lapses: s.lapses,
+            }
+        })
+        .collect();
+    weakest_cards.sort_by(|a, b| {
+        a.recall_now
+            .total_cmp(&b.recall_now)
+            .then(b.again.cmp(&a.again))
+            .then(a.card.cmp(&b.card))
+    });
+    weakest_cards.truncate(args.top);
+
+    let mut weakest_points: Vec<WeakPoint> = missed
+        .into_iter()
+        .map(|((card, point), n)| WeakPoint {
+            asked: asked.get(&card).copied().unwrap_or(n),
+            card,
+            point,
+            missed: n,
+        })
+        .collect();
+    weakest_points.sort_by(|a, b| {
+        b.missed
+            .cmp(&a.missed)
+            .then((b.missed * a.asked).cmp(&(a.missed * b.asked)))
+            .then(a.card.cmp(&b.card))
+            .then(a.point.cmp(&b.point))
+    });
+    weakest_points.truncate(args.top);
+
+    let mut recurring_red_flags: Vec<FlagCount> = flags
+        .into_iter()
+        .map(|(label, (count, cards))| {
+            let def = cards.iter().find_map(|k| {
+                lib.card(k)
+                    .and_then(|(_, c)| c.red_flags.iter().find(|f| f.label == label))
+            });
+            FlagCount {
+                correction: def.map(|f| f.correction.clone()),
+                spec: def.map(|f| f.spec.clone()),
+                label,
+                count,
+                cards,
+            }
+        })
+        .collect();
+    recurring_red_flags.sort_by(|a, b| b.count.cmp(&a.count).then(a.label.cmp(&b.label)));
+    recurring_red_flags.truncate(args.top);
+
+    let exam = args.exam.map(|d| {
+        let at = scheduler::day_start(scheduler::day_of_date(d)) + Duration::hours(8);
+        let mut recalls: Vec<(String, f32)> = known
+            .iter()
+            .map(|k| (k.clone(), sched.recall_at(states.get(k), at)))
+            .collect();
+        recalls.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));
+        let ready = recalls
+            .iter()
+            .filter(|(_, r)| *r >= sched.desired_retention)
+            .count();
+        let mean = if recalls.is_empty() {
+            0.0
+        } else {
+            recalls.iter().map(|(_, r)| f64::from(*r)).sum::<f64>() / recalls.len() as f64
+        };
+        Readiness {
+            date: d.to_string(),
+            cards: recalls.len(),
+            mean_recall: mean,
+            ready,
+            at_risk: recalls
+                .iter()
+                .filter(|(_, r)| *r < sched.desired_retention)
+                .take(args.top)
+                .map(|(k, _)| k.clone())
+                .collect(),
+        }
+    });
+
+    Ok(Stats {
+        now,
+        desired_retention: sched.desired_retention,
+        cards_known: known.len(),
+        cards_seen: states.len(),
+        new_waiting: known.iter().filter(|k| !states.contains_key(*k)).count(),
+        reviews: counts,
+        due_today,
+        forecast,
+        true_retention,
+        verdicts,
+        weakest_cards,
+        weakest_points,
+        recurring_red_flags,
+        answer_times: times,
+        exam,
+    })
+}
+
+fn pct(n: usize, of: usize) -> String {
+    if of == 0 {
+        "n/a".into()
+    } else {
+        format!("{:.0}%", 100.0 * n as f64 / of as f64)
+    }
+}
+
+fn print(s: &Stats, plain: bool) {
+    use crate::quiz::render::{bold, dim, red};
+    let head = |t: &str| {
+        if plain {
+            println!("{t}:");
+        } else {
+            println!("{}", bold(t));
+        }
+    };
+    println!(
+        "{} {} · day starts 04:00 local · desired retention {:.0}%",
+        bold("mcp-tutor stats"),
+        s.now.with_timezone(&chrono::Local).format("%Y-%m-%d %H:%M"),
+        s.desired_retention * 100.0
+    );
+    println!(
+        "Due today: {} · new cards waiting: {} · cards seen: {} of {} · reviews: {}{}",
+        s.due_today,
+        s.new_waiting,
+        s.cards_seen,
+        s.cards_known,
+        s.reviews.total,
+        if s.reviews.undone > 0 {
+            format!(" (+{} undone)", s.reviews.undone)
+        } else {
+            String::new()
+        }
+    );
+    head(&format!("Forecast, next {} days", s.forecast.len()));
+    let max = s.forecast.iter().map(|d| d.due).max().unwrap_or(0).max(1);
+    for d in &s.forecast {
+        let width = (d.due * 30).div_ceil(max);
+        let bar = if plain {
+            String::new()
+        } else {
+            "█".repeat(width)
+        };
+        println!("  {}  {:>3} {bar}", d.date, d.due);
+    }
+    let r = &s.true_retention;
+    println!(
+        "True retention: {} ({} of {} reviews of graduated cards recalled)",
+        r.rate
+            .map_or("n/a (no graduated card reviewed yet)".into(), |v| format!(
+                "{:.0}%",
+                v * 100.0
+            )),
+        r.recalled,
+        r.reviews
+    );
+    let v = &s.verdicts;
+    println!(
+        "Grader verdicts: pass {} · partial {} · fail {} (of {} answers)",
+        v.pass, v.partial, v.fail, v.answers
+    );
+    let t = &s.answer_times;
+    println!(
+        "Answer times: median {} · within the basics target {} · within the solid target {} · over {}",
+        t.median_s.map_or("n/a".into(), |m| format!("{m:.0} s")),
+        pct(t.within_basics, t.answers),
+        pct(t.within_solid, t.answers),
+        t.over
+    );
+    if !s.weakest_cards.is_empty() {
+        head("Weakest cards");
+        for w in &s.weakest_cards {
+            println!(
+                "  {:>3.0}% recall now  {}  ({} reviews, {} again, {} lapses)",
+                w.recall_now * 100.0,
+                w.card,
+                w.reviews,
+                w.again,
+                w.lapses
+            );
+        }
+    }
+    if !s.weakest_points.is_empty() {
+        head("Key points you miss most");
+        for p in &s.weakest_points {
+            println!(
+                "  missed {} of {}  {} {}",
+                p.missed,
+                p.asked,
+                p.point,
+                dim(&format!("({})", p.card))
+            );
+        }
+    }
+    if !s.recurring_red_flags.is_empty() {
+        head("Your recurring misconceptions");
+        for f in &s.recurring_red_flags {
+            println!(
+                "  {}× {} {}",
+                f.count,
+                red(&f.label),
+                dim(&format!("({})", f.cards.join(", ")))
+            );
+            if let Some(c) = &f.correction {
+                println!(
+                    "      correction: {c}{}",
+                    f.spec
+                        .as_ref()
+                        .map(|s| format!(" ({s})"))
+                        .unwrap_or_default()
+                );
+            }
+        }
+    }
+    if let Some(e) = &s.exam {
+        head(&format!("Readiness for {}", e.date));
+        println!(
+            "  predicted recall {:.0}% on average; {} of {} cards at or above {:.0}%",
+            e.mean_recall * 100.0,
+            e.ready,
+            e.cards,
+            s.desired_retention * 100.0
+        );
+        if !e.at_risk.is_empty() {
+            println!("  most at risk: {}", e.at_risk.join(", "));
+            println!("  practise them with: mcp-tutor quiz --exam {}", e.date);
+        }
+    }
+}
+
+pub fn run(args: Args, g: &Global) -> anyhow::Result<ExitCode> {
+    let lib = Library::load(g);
+    for e in &lib.errors {
+        eprintln!("warning: deck skipped: {e}");
+    }
+    let store = Store::open(&crate::paths::data_dir(g)?)?;
+    let stats = compute(&lib, &store, scheduler::now(), &args)?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&stats)?);
+    } else {
+        print(&stats, crate::term::plain());
+    }
+    Ok(ExitCode::SUCCESS)
 }

@@ -12,7 +12,7 @@ pub mod rating;
 pub mod render;
 mod session;
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 use std::io::IsTerminal;
 use std::process::ExitCode;
 
@@ -138,12 +138,16 @@ pub fn first_question(args: Args, g: &Global, out: Box<dyn std::io::Write>) -> a
     Ok(())
 }
 
-/// Cards named as some card's follow-up: they are introduced by their parent.
-fn followup_keys(lib: &Library) -> HashSet<String> {
-    let mut out = HashSet::new();
+/// Follow-up card → its parent. A follow-up is introduced by its parent: it joins the new
+/// cards on its own only once the parent has been answered.
+fn followup_keys(lib: &Library) -> HashMap<String, String> {
+    let mut out = HashMap::new();
     for (deck, card) in lib.cards() {
         for f in &card.followups {
-            out.insert(format!("{}/{}", deck.meta.id, f));
+            out.insert(
+                format!("{}/{}", deck.meta.id, f),
+                format!("{}/{}", deck.meta.id, card.id),
+            );
         }
     }
     out

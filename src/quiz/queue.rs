@@ -1,6 +1,6 @@
 //! Which cards a session asks, in which order.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use chrono::{DateTime, Duration, Utc};
 
@@ -14,7 +14,7 @@ pub struct Context<'a> {
     pub sched: &'a Scheduler,
     pub now: DateTime<Utc>,
     pub introduced_today: usize,
-    pub followups: &'a HashSet<String>,
+    pub followups: &'a HashMap<String, String>,
 }
 
 fn selected(args: &Args, deck: &str, key: &str, tags: &[String]) -> bool {
@@ -46,8 +46,11 @@ fn candidates(args: &Args, cx: &Context) -> Vec<String> {
         .cards()
         .filter_map(|(d, c)| {
             let key = format!("{}/{}", d.meta.id, c.id);
-            (selected(args, &d.meta.id, &key, &c.tags) && !cx.followups.contains(&key))
-                .then_some(key)
+            let waiting_for_parent = cx
+                .followups
+                .get(&key)
+                .is_some_and(|parent| !cx.states.contains_key(parent));
+            (selected(args, &d.meta.id, &key, &c.tags) && !waiting_for_parent).then_some(key)
         })
         .collect()
 }

@@ -75,7 +75,7 @@ pub struct Session {
     queue: VecDeque<(String, bool)>,
     states: HashMap<String, CardState>,
     hashes: HashMap<String, (String, DateTime<Utc>)>,
-    followups: HashSet<String>,
+    followups: HashMap<String, String>,
     rated: Vec<Rated>,
     asked_followups: HashSet<String>,
     reasks: HashMap<String, u8>,
@@ -373,7 +373,7 @@ impl Session {
             } else if lines.is_empty() {
                 format!("[{}:{:02} / {basics}s·{solid}s] > ", secs / 60, secs % 60)
             } else {
-                format!("[{}:{:02}]  … ", secs / 60, secs % 60)
+                format!("[{}:{:02}]  ... ", secs / 60, secs % 60)
             };
             let line = match input.read(&prompt, false)? {
                 Line::Text(t) => t,
@@ -652,6 +652,8 @@ impl Session {
         for f in card.followups.iter().rev() {
             let fk = format!("{deck}/{f}");
             if self.lib.card(&fk).is_some() && self.asked_followups.insert(fk.clone()) {
+                // Asked now, as an interviewer would, rather than again later as a new card.
+                self.queue.retain(|(k, _)| *k != fk);
                 self.queue.push_front((fk, true));
             }
         }

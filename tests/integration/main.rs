@@ -2,3 +2,7 @@
 
 mod decks;
 mod grade;
+mod progress;
+mod quiz;
+mod quiz_support;
+mod stats;

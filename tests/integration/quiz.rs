@@ -1,0 +1,460 @@
+//! The quiz, driven as a user would: piped scripts, a real pty, and a SIGKILL mid-session.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use crate::quiz_support::*;
+
+fn count(hay: &str, needle: &str) -> usize {
+    hay.matches(needle).count()
+}
+
+#[test]
+fn piped_session_grades_explains_and_saves_every_rating() {
+    let home = tempfile::tempdir().unwrap();
+    let script = format!(
+        "{GOOD_FIRST}\n\n\ntime out and retry\n\n3\nio.modelcontextprotocol/subscriptionId\n\n\
+         It sends the result of the original listen request.\n\n2\n"
+    );
+    let out = tutor(home.path(), DAY1)
+        .arg("--decks")
+        .arg(broken_fixtures())
+        .args(["quiz", "--deck", "qz"])
+        .write_stdin(script)
+        .assert()
+        .success();
+    let stdout = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    let stderr = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+    // A broken deck is reported with its location, and the good decks still run.
+    assert!(stderr.contains("broken.toml:"), "{stderr}");
+    assert!(
+        stderr
+            .lines()
+            .any(|l| l.contains("broken.toml:") && l.split(':').count() >= 4),
+        "file:line:col expected in {stderr}"
+    );
+    // The question shows its kind and targets; the answer instructions say how to finish.
+    assert!(stdout.contains("qz/first-message · free recall · targets 20 s basics / 40 s solid"));
+    assert!(stdout.contains("finish with an empty line"));
+    // The checklist with the matched span, then the model answers and the code.
+    assert!(stdout.contains("✓ names notifications/subscriptions/acknowledged (required) — you said “notifications/subscriptions/acknowledged”"), "{stdout}");
+    assert!(stdout.contains("── basics (~20 s)"));
+    assert!(stdout.contains("── solid answer (~40 s)"));
+    assert!(stdout.contains("── code (json)"));
+    // The follow-up is asked right after its parent.
+    let parent = stdout.find("] qz/first-message").unwrap();
+    let follow = stdout.find("] qz/first-followup").unwrap();
+    let next = stdout.find("] qz/name-key").unwrap();
+    assert!(parent < follow && follow < next);
+    // Fast and complete: Enter takes the suggested `easy`; overrides are one key.
+    assert_eq!(
+        rated(home.path()),
+        vec![
+            ("qz/first-message".into(), "easy".into()),
+            ("qz/first-followup".into(), "good".into()),
+            ("qz/name-key".into(), "easy".into()),
+            ("qz/graceful-close".into(), "hard".into()),
+        ]
+    );
+    assert!(stdout.contains("session: 4 rated"));
+    // The log keeps what the grader saw.
+    let log = export(home.path());
+    assert_eq!(log[0]["verdict"], "pass");
+    assert_eq!(log[0]["suggested"], "easy");
+    assert_eq!(log[0]["mode"], "review");
+    assert_eq!(log[0]["answer_ms"], 5000);
+    assert!(log[0]["card_hash"].as_str().unwrap().len() == 16);
+}
+
+#[test]
+fn a_red_flag_forces_again_and_brings_the_card_back() {
+    let home = tempfile::tempdir().unwrap();
+    let script = format!(
+        "It is a handshake: notifications/subscriptions/acknowledged comes first.\n\n4\n\
+         quit\n"
+    );
+    let out = session(home.path(), DAY1, &["--card", "qz/first-message"], &script);
+    assert!(
+        out.contains("⚑ RED FLAG calling it a handshake — you said “handshake”"),
+        "{out}"
+    );
+    assert!(out.contains("correction: It is scoped to one stream; there is no initialize handshake. (SUB §Acknowledgment)"));
+    assert!(
+        out.contains("capped:"),
+        "typing 4 after a red flag is capped: {out}"
+    );
+    assert!(out.contains("comes back later in this session"));
+    assert_eq!(
+        rated(home.path()),
+        vec![("qz/first-message".into(), "again".into())]
+    );
+    let log = export(home.path());
+    assert_eq!(log[0]["red_flags"][0], "calling it a handshake");
+    assert_eq!(log[0]["verdict"], "fail");
+
+    // Answered again in the same session: the card really is asked twice.
+    let home = tempfile::tempdir().unwrap();
+    let script = format!(
+        "It is a handshake: notifications/subscriptions/acknowledged comes first.\n\n\n\
+         skip\n{GOOD_FIRST}\n\n\n"
+    );
+    let out = session(home.path(), DAY1, &["--card", "qz/first-message"], &script);
+    assert_eq!(count(&out, "] qz/first-message ·"), 2, "{out}");
+    let r = rated(home.path());
+    assert_eq!(r.len(), 2);
+    assert_eq!(r[0].1, "again");
+}
+
+#[test]
+fn over_time_hints_and_deeper_cap_the_rating() {
+    let home = tempfile::tempdir().unwrap();
+    let out = tutor(home.path(), DAY1)
+        .env("MCP_TUTOR_ANSWER_SECS", "55")
+        .args(["quiz", "--card", "qz/graceful-close"])
+        .write_stdin("It sends the result of the listen request.\n\n4\n")
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let out = String::from_utf8(out).unwrap();
+    assert!(
+        out.contains("over time: 55 s against a 40 s target"),
+        "{out}"
+    );
+    assert!(out.contains("(at most hard)"));
+    assert_eq!(rated(home.path())[0].1, "hard");
+
+    let home = tempfile::tempdir().unwrap();
+    let out = session(
+        home.path(),
+        DAY1,
+        &["--card", "qz/first-message"],
+        &format!("deeper\ndeeper\ndeeper\n{GOOD_FIRST}\n\n\n"),
+    );
+    assert!(out.contains("deeper 1/2"));
+    assert!(out.contains("The server speaks first."));
+    assert!(out.contains("the long explanation"));
+    assert!(out.contains("went deeper before answering"));
+    assert_eq!(rated(home.path())[0].1, "hard");
+    assert_eq!(export(home.path())[0]["deeper"], 3);
+}
+
+#[test]
+fn cram_practises_without_touching_the_schedule() {
+    let home = tempfile::tempdir().unwrap();
+    let out = session(
+        home.path(),
+        DAY1,
+        &["cram", "--tag", "meta"],
+        "io.modelcontextprotocol/subscriptionId\n\n",
+    );
+    assert!(out.contains("cram (the schedule is not touched)"));
+    assert!(out.contains("cram: schedule unchanged"));
+    let log = export(home.path());
+    assert_eq!(log.len(), 1);
+    assert_eq!(log[0]["mode"], "cram");
+    assert_eq!(log[0]["scheduled"], false);
+    // Still a new card for review mode.
+    let out = session(home.path(), DAY1, &["--deck", "qz"], "quit\n");
+    assert!(out.contains("] qz/first-message"));
+    assert!(out.contains("3 questions"), "{out}");
+}
+
+#[test]
+fn nothing_due_says_when_and_offers_cram() {
+    let home = tempfile::tempdir().unwrap();
+    session(
+        home.path(),
+        DAY1,
+        &["--tag", "meta"],
+        "io.modelcontextprotocol/subscriptionId\n4\n",
+    );
+    // Easy on a new card graduates it: due in 8 days.
+    let out = session(home.path(), DAY1, &["--tag", "meta"], "y\nquit\n");
+    assert!(
+        out.contains("Nothing is due right now. Next card due Mon 2026-12-07 04:00 (in 8 days)."),
+        "{out}"
+    );
+    assert!(out.contains("Cram instead"));
+    assert!(
+        out.contains("] qz/name-key"),
+        "cram offered and taken: {out}"
+    );
+    let out = session(home.path(), DAY1, &["--tag", "meta"], "n\n");
+    assert!(!out.contains("] qz/name-key"));
+    // Eight days later it is due again.
+    let out = session(
+        home.path(),
+        "2026-12-07T09:00:00Z",
+        &["--tag", "meta"],
+        "quit\n",
+    );
+    assert!(out.contains("] qz/name-key"), "{out}");
+}
+
+#[test]
+fn the_daily_new_card_cap_holds_across_sessions() {
+    let home = tempfile::tempdir().unwrap();
+    let out = session(home.path(), DAY1, &["--deck", "qz", "--new", "1"], "skip\n");
+    assert!(out.contains("1 question"), "{out}");
+    session(
+        home.path(),
+        DAY1,
+        &["--deck", "qz", "--new", "1"],
+        &format!("{GOOD_FIRST}\n\n4\nquit\n"),
+    );
+    let out = session(home.path(), DAY1, &["--deck", "qz", "--new", "1"], "n\n");
+    assert!(out.contains("Today's 1 new cards are done"), "{out}");
+}
+
+#[test]
+fn interview_mode_ends_with_a_report() {
+    let home = tempfile::tempdir().unwrap();
+    let script =
+        format!("{GOOD_FIRST}\n\n\nI would just wait forever.\n\n\nIt is a handshake.\n\n\n");
+    let out = session(
+        home.path(),
+        DAY1,
+        &["interview", "-n", "2", "--deck", "qz"],
+        &script,
+    );
+    assert!(out.contains("mock interview, 2 questions"), "{out}");
+    assert!(out.contains("interview report"));
+    assert!(out.contains("would pass: qz/first-message"), "{out}");
+    assert!(out.contains("would not pass: qz/first-followup"), "{out}");
+    assert!(out.contains("missing: time out and retry"));
+    assert!(
+        out.contains("of 3 answers would pass an interviewer"),
+        "{out}"
+    );
+    assert!(export(home.path()).iter().all(|r| r["mode"] == "interview"));
+}
+
+#[test]
+fn interviewer_ticks_grade_the_card() {
+    let home = tempfile::tempdir().unwrap();
+    let out = session(
+        home.path(),
+        DAY1,
+        &["--interviewer", "--card", "qz/first-message"],
+        "1 r1\n\nquit\n",
+    );
+    assert!(out.contains("rubric — interviewer only"), "{out}");
+    assert!(out.contains("1. names notifications/subscriptions/acknowledged [required]"));
+    assert!(out.contains("r1. calling it a handshake"));
+    assert!(out.contains("follow-ups asked next: first-followup"));
+    assert!(out.contains("FAIL"));
+    let log = export(home.path());
+    assert_eq!(log[0]["mode"], "interviewer");
+    assert_eq!(log[0]["rating"], "again");
+    assert_eq!(
+        log[0]["points_hit"][0],
+        "names notifications/subscriptions/acknowledged"
+    );
+    assert_eq!(log[0]["red_flags"][0], "calling it a handshake");
+}
+
+#[test]
+fn exam_mode_ranks_and_a_changed_card_is_announced() {
+    let home = tempfile::tempdir().unwrap();
+    // Copy the deck so we can edit a card between sessions.
+    let decks = home.path().join("decks");
+    std::fs::create_dir_all(&decks).unwrap();
+    let text = std::fs::read_to_string(fixtures().join("qz.toml")).unwrap();
+    std::fs::write(decks.join("qz.toml"), &text).unwrap();
+    let run = |now: &str, args: &[&str], script: &str| {
+        let mut c = assert_cmd::Command::new(bin());
+        env(c.env_clear(), home.path(), now);
+        let out = c
+            .arg("--decks")
+            .arg(&decks)
+            .arg("quiz")
+            .args(args)
+            .write_stdin(script.to_string())
+            .timeout(Duration::from_secs(60))
+            .assert()
+            .success()
+            .get_output()
+            .stdout
+            .clone();
+        String::from_utf8(out).unwrap()
+    };
+    run(
+        DAY1,
+        &["--tag", "meta"],
+        "io.modelcontextprotocol/subscriptionId\n4\n",
+    );
+    std::fs::write(
+        decks.join("qz.toml"),
+        text.replace(
+            "Name the _meta key that tags",
+            "Name the exact _meta key that tags",
+        ),
+    )
+    .unwrap();
+    let out = run(
+        "2026-12-01T10:00:00Z",
+        &["--exam", "2026-12-20", "--tag", "meta"],
+        "quit\n",
+    );
+    // Not due until 12-07, but predicted to be forgotten by the exam: asked now.
+    assert!(
+        out.contains("review ranked for your exam on 2026-12-20"),
+        "{out}"
+    );
+    assert!(out.contains("] qz/name-key"));
+    assert!(
+        out.contains("this card changed since you last answered it"),
+        "{out}"
+    );
+}
+
+#[test]
+fn pty_session_answer_hint_undo_rate_quit_resume() {
+    let home = tempfile::tempdir().unwrap();
+    let spawn = || {
+        let mut c = Command::new(bin());
+        c.env_clear()
+            .env("MCP_TUTOR_HOME", home.path())
+            .env("MCP_TUTOR_NOW", DAY1)
+            .env("MCP_TUTOR_ANSWER_SECS", "5")
+            .env("TZ", "UTC")
+            .env("NO_COLOR", "1")
+            .env("TERM", "xterm")
+            .env("HOME", home.path())
+            .arg("--decks")
+            .arg(fixtures())
+            .args(["quiz", "--deck", "qz"]);
+        rexpect::session::spawn_command(c, Some(30_000)).unwrap()
+    };
+    // rustyline drops type-ahead when it switches the terminal to raw mode, so like a person
+    // the test waits for each prompt before typing.
+    let mut p = spawn();
+    p.exp_string("] qz/first-message").unwrap();
+    p.exp_string("finish with an empty line").unwrap();
+    p.exp_string("] > ").unwrap();
+    p.send_line("hint").unwrap();
+    p.exp_string("cover this: names notifications/subscriptions/acknowledged")
+        .unwrap();
+    p.exp_string("] > ").unwrap();
+    p.send_line(GOOD_FIRST).unwrap();
+    p.exp_string("]  ... ").unwrap();
+    p.send_line("").unwrap();
+    p.exp_string("solid answer (~40 s)").unwrap();
+    p.exp_string("(at most hard): Enter = hard").unwrap();
+    p.exp_string("easy > ").unwrap();
+    p.send("\r").unwrap();
+    p.flush().unwrap();
+    p.exp_string("saved: hard").unwrap();
+    p.exp_string("] qz/first-followup").unwrap();
+    p.exp_string("] > ").unwrap();
+    p.send_line("undo").unwrap();
+    p.exp_string("took back `hard` on qz/first-message")
+        .unwrap();
+    p.exp_string("] qz/first-message").unwrap();
+    p.exp_string("] > ").unwrap();
+    p.send_line(GOOD_FIRST).unwrap();
+    p.exp_string("]  ... ").unwrap();
+    p.send_line("").unwrap();
+    p.exp_string("Enter = easy").unwrap();
+    p.exp_string("easy > ").unwrap();
+    // One key, no Enter: `3` rates good at once.
+    p.send("3").unwrap();
+    p.flush().unwrap();
+    p.exp_string("saved: good").unwrap();
+    p.exp_string("] qz/first-followup").unwrap();
+    p.exp_string("] > ").unwrap();
+    p.send_line("quit").unwrap();
+    p.exp_string("session: 1 rated").unwrap();
+    p.exp_eof().unwrap();
+    let log = export(home.path());
+    assert_eq!(log.len(), 2);
+    assert_eq!(
+        (&log[0]["rating"], &log[0]["undone"]),
+        (&"hard".into(), &true.into())
+    );
+    assert_eq!(
+        (&log[1]["rating"], &log[1]["undone"]),
+        (&"good".into(), &false.into())
+    );
+
+    // Resume: the rated card is scheduled away; the follow-up waits first.
+    let mut p = spawn();
+    p.exp_string("] qz/first-followup").unwrap();
+    p.exp_string("] > ").unwrap();
+    p.send_line("time out and retry").unwrap();
+    p.exp_string("]  ... ").unwrap();
+    p.send_line("").unwrap();
+    p.exp_string("easy > ").unwrap();
+    p.send("\r").unwrap();
+    p.flush().unwrap();
+    p.exp_string("saved:").unwrap();
+    p.exp_string("] qz/name-key").unwrap();
+    p.exp_string("] > ").unwrap();
+    p.send_control('d').unwrap();
+    p.exp_string("session: 1 rated").unwrap();
+    p.exp_eof().unwrap();
+    assert_eq!(rated(home.path()).len(), 2);
+}
+
+#[test]
+fn sigkill_mid_session_loses_no_rated_review() {
+    let home = tempfile::tempdir().unwrap();
+    let mut c = Command::new(bin());
+    c.env_clear()
+        .env("MCP_TUTOR_HOME", home.path())
+        .env("MCP_TUTOR_NOW", DAY1)
+        .env("TZ", "UTC")
+        .env("NO_COLOR", "1")
+        .env("HOME", home.path())
+        .arg("--decks")
+        .arg(fixtures())
+        .args(["quiz", "--deck", "qz"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null());
+    let mut child = c.spawn().unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let wait_for = |needle: &str| loop {
+        let line = rx
+            .recv_timeout(Duration::from_secs(30))
+            .unwrap_or_else(|_| panic!("timed out waiting for {needle:?}"));
+        if line.contains(needle) {
+            return;
+        }
+    };
+    wait_for("] qz/first-message");
+    write!(stdin, "{GOOD_FIRST}\n\n3\n").unwrap();
+    wait_for("saved: good");
+    write!(stdin, "time out and retry\n\n1\n").unwrap();
+    wait_for("saved: again");
+    // Mid-answer on the third card: typed but not finished.
+    wait_for("] qz/name-key");
+    write!(stdin, "io.model").unwrap();
+    stdin.flush().unwrap();
+    child.kill().unwrap(); // SIGKILL on Unix
+    child.wait().unwrap();
+    assert_eq!(
+        rated(home.path()),
+        vec![
+            ("qz/first-message".into(), "good".into()),
+            ("qz/first-followup".into(), "again".into()),
+        ]
+    );
+    // And the store opens cleanly for the next session.
+    let out = session(home.path(), DAY1, &["--deck", "qz"], "quit\n");
+    assert!(out.contains("] qz/name-key"), "{out}");
+}

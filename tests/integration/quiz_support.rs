@@ -1,0 +1,88 @@
+//! Shared set-up for the quiz, stats and progress tests: a temp data dir, the fixture decks,
+//! a frozen scheduler clock, UTC, no colour.
+
+use std::path::{Path, PathBuf};
+
+pub const DAY1: &str = "2026-11-29T10:00:00Z";
+
+pub fn bin() -> &'static str {
+    env!("CARGO_BIN_EXE_mcp-tutor")
+}
+
+pub fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/quiz")
+}
+
+pub fn broken_fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/quiz-broken")
+}
+
+/// `mcp-tutor` with the store in `home`, the fixture decks loaded, the clock at `now`.
+pub fn tutor(home: &Path, now: &str) -> assert_cmd::Command {
+    let mut c = assert_cmd::Command::new(bin());
+    env(c.env_clear(), home, now);
+    c.arg("--decks").arg(fixtures());
+    c.timeout(std::time::Duration::from_secs(60));
+    c
+}
+
+pub fn env<'a>(
+    c: &'a mut assert_cmd::Command,
+    home: &Path,
+    now: &str,
+) -> &'a mut assert_cmd::Command {
+    c.env("MCP_TUTOR_HOME", home)
+        .env("MCP_TUTOR_NOW", now)
+        .env("MCP_TUTOR_ANSWER_SECS", "5")
+        .env("TZ", "UTC")
+        .env("NO_COLOR", "1")
+        .env("HOME", home)
+        .env("XDG_CONFIG_HOME", home.join("config"))
+        .env("XDG_DATA_HOME", home.join("data"))
+}
+
+/// Run a scripted (piped) quiz session; returns stdout.
+pub fn session(home: &Path, now: &str, args: &[&str], script: &str) -> String {
+    let out = tutor(home, now)
+        .arg("quiz")
+        .args(args)
+        .write_stdin(script)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    String::from_utf8(out).unwrap()
+}
+
+/// The review log as exported (JSON lines).
+pub fn export(home: &Path) -> Vec<serde_json::Value> {
+    let out = tutor(home, DAY1)
+        .args(["progress", "export", "--format", "jsonl"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    String::from_utf8(out)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// Reviews that count (not undone): (card, rating).
+pub fn rated(home: &Path) -> Vec<(String, String)> {
+    export(home)
+        .into_iter()
+        .filter(|r| r["undone"] == false)
+        .map(|r| {
+            (
+                r["card"].as_str().unwrap().to_string(),
+                r["rating"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+pub const GOOD_FIRST: &str = "The server must send notifications/subscriptions/acknowledged first, before any change notification.";
