@@ -6,7 +6,7 @@ use std::io::Write;
 use owo_colors::{OwoColorize, Stream};
 
 use crate::deck::model::{Card, CardKind};
-use crate::grader::{Grade, Rating};
+use crate::grader::{Grade, Rating, choice_label, order_display};
 use crate::scheduler::rating_str;
 
 pub fn green(s: &str) -> String {
@@ -56,28 +56,6 @@ pub fn targets(card: &Card) -> (u32, u32) {
     let basics = card.basics.as_ref().map_or(20, |b| b.seconds);
     let solid = card.answer.as_ref().map_or(40, |a| a.seconds).max(basics);
     (basics, solid)
-}
-
-/// A deterministic shuffle of `0..n` keyed by the card id, never the identity for n > 1, so an
-/// `order` card looks the same every time (and in scripts) without giving the answer away.
-pub fn order_permutation(card_id: &str, n: usize) -> Vec<usize> {
-    let mut seed = crate::quiz::fnv(card_id.as_bytes());
-    let mut p: Vec<usize> = (0..n).collect();
-    for i in (1..n).rev() {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        let j = (seed % (i as u64 + 1)) as usize;
-        p.swap(i, j);
-    }
-    if n > 1 && p.iter().enumerate().all(|(i, v)| i == *v) {
-        p.rotate_left(1);
-    }
-    p
-}
-
-pub fn letter(i: usize) -> char {
-    (b'A' + (i % 26) as u8) as char
 }
 
 pub struct Screen {
@@ -151,14 +129,14 @@ impl Screen {
         match card.kind {
             CardKind::Choice => {
                 for (i, c) in card.choices.iter().enumerate() {
-                    self.line(&format!("  {}. {}", i + 1, c.text));
+                    self.line(&format!("  {}. {}", choice_label(i), c.text));
                 }
             }
             CardKind::Order => {
-                let p = order_permutation(&card.id, card.items.len());
-                for (shown, orig) in p.iter().enumerate() {
-                    if let Some(item) = card.items.get(*orig) {
-                        self.line(&format!("  {}. {item}", letter(shown)));
+                // The grader reads "3 1 2" against this same display order.
+                for (shown, item) in order_display(card).iter().enumerate() {
+                    if let Some(text) = card.items.get(*item) {
+                        self.line(&format!("  {}. {text}", shown + 1));
                     }
                 }
             }
@@ -243,16 +221,13 @@ impl Screen {
         if card.kind == CardKind::Choice {
             for (i, c) in card.choices.iter().enumerate() {
                 let tag = if c.correct { "right" } else { "wrong" };
-                self.line(&format!("  {}. {tag}: {}", i + 1, c.why));
+                self.line(&format!("  {}. {tag}: {}", choice_label(i), c.why));
             }
         }
-        if card.kind == CardKind::Order {
-            let p = order_permutation(&card.id, card.items.len());
-            let letters: Vec<String> = (0..card.items.len())
-                .filter_map(|orig| p.iter().position(|x| *x == orig).map(letter))
-                .map(String::from)
-                .collect();
-            self.line(&format!("  right order: {}", letters.join(" ")));
+        if card.kind == CardKind::Order
+            && let Some(order) = crate::grader::golden_answer(card)
+        {
+            self.line(&format!("  right order: {order}"));
         }
         if let Some(t) = &card.transcript {
             self.line(&format!("  the faulty line is {}", t.bug_line));
@@ -319,47 +294,13 @@ fn how_to_answer(kind: CardKind) -> &'static str {
             "Type the exact name and press Enter. Commands: hint, deeper, skip, undo, help, quit."
         }
         CardKind::Choice => {
-            "Type the number(s) of every right option (e.g. `2` or `1, 3`) and press Enter. Commands: hint, deeper, skip, undo, help, quit."
+            "Type the letter(s) of every right option (e.g. `b` or `a, c`) and press Enter. Commands: hint, deeper, skip, undo, help, quit."
         }
         CardKind::Order => {
-            "Type the letters in the right order (e.g. `C A B`) and press Enter. Commands: hint, deeper, skip, undo, help, quit."
+            "Type the numbers in the right order (e.g. `3 1 2`) and press Enter. Commands: hint, deeper, skip, undo, help, quit."
         }
         CardKind::Cloze => {
             "Fill the blanks in order, separated by commas, and press Enter. Commands: hint, deeper, skip, undo, help, quit."
         }
     }
-}
-
-/// Turn the letters typed for an `order` card into the item numbers the grader expects
-/// (positions in the deck's correct order, 1-based). Anything else passes through.
-pub fn order_answer(card: &Card, typed: &str) -> String {
-    let p = order_permutation(&card.id, card.items.len());
-    let mut out = Vec::new();
-    for tok in typed.split(|c: char| c.is_whitespace() || c == ',' || c == '>' || c == '-') {
-        let tok = tok.trim();
-        if tok.is_empty() {
-            continue;
-        }
-        let shown = if tok.len() == 1 && tok.chars().all(|c| c.is_ascii_alphabetic()) {
-            let c = tok.chars().next().unwrap_or('A').to_ascii_uppercase();
-            Some((c as u8 - b'A') as usize)
-        } else if tok.chars().all(|c| c.is_ascii_alphabetic()) && tok.len() == card.items.len() {
-            // `CAB` typed without spaces.
-            for c in tok.chars() {
-                let i = (c.to_ascii_uppercase() as u8).wrapping_sub(b'A') as usize;
-                match p.get(i) {
-                    Some(orig) => out.push((orig + 1).to_string()),
-                    None => return typed.to_string(),
-                }
-            }
-            continue;
-        } else {
-            tok.parse::<usize>().ok().and_then(|n| n.checked_sub(1))
-        };
-        match shown.and_then(|i| p.get(i)) {
-            Some(orig) => out.push((orig + 1).to_string()),
-            None => return typed.to_string(),
-        }
-    }
-    out.join(" ")
 }

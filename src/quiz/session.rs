@@ -432,12 +432,7 @@ impl Session {
                 }
             }
         } else {
-            let graded = if card.kind == CardKind::Order {
-                render::order_answer(card, &text)
-            } else {
-                text.clone()
-            };
-            grader::grade(card, &graded)
+            grader::grade(card, &text)
         };
         Ok(Step::Answered {
             text,

@@ -71,11 +71,9 @@ fn piped_session_grades_explains_and_saves_every_rating() {
 #[test]
 fn a_red_flag_forces_again_and_brings_the_card_back() {
     let home = tempfile::tempdir().unwrap();
-    let script = format!(
-        "It is a handshake: notifications/subscriptions/acknowledged comes first.\n\n4\n\
-         quit\n"
-    );
-    let out = session(home.path(), DAY1, &["--card", "qz/first-message"], &script);
+    let script =
+        "It is a handshake: notifications/subscriptions/acknowledged comes first.\n\n4\nquit\n";
+    let out = session(home.path(), DAY1, &["--card", "qz/first-message"], script);
     assert!(
         out.contains("⚑ RED FLAG calling it a handshake — you said “handshake”"),
         "{out}"
