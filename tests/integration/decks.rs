@@ -223,3 +223,31 @@ fn show_unknown_card_fails_with_a_hint() {
         .stderr(contains("unknown card `demo/nope`"))
         .stderr(contains("decks list"));
 }
+
+/// The README's deck-format examples, put together, are a deck that passes `decks check`.
+#[test]
+fn readme_deck_format_examples_pass_check() {
+    let readme = std::fs::read_to_string("README.md").expect("README");
+    let section = readme
+        .split("\n## The deck format")
+        .nth(1)
+        .and_then(|s| s.split("\n## ").next())
+        .expect("deck format section");
+    let mut deck = String::new();
+    for block in section.split("```toml").skip(1) {
+        deck.push_str(block.split("```").next().unwrap_or(""));
+        deck.push('\n');
+    }
+    assert!(deck.contains("kind = \"spot-the-bug\""));
+    let t = tmp();
+    let file = t.path().join("readme.toml");
+    std::fs::write(&file, deck).expect("write");
+    tutor(&t)
+        .args(["decks", "check"])
+        .arg(&file)
+        .assert()
+        .success()
+        .stdout(contains(
+            "1 deck(s), 6 card(s): all checks and self-tests pass",
+        ));
+}
