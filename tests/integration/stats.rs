@@ -1,1 +1,126 @@
+//! `mcp-tutor stats` agrees with the review log it is computed from.
 
+use std::collections::BTreeMap;
+
+use crate::quiz_support::*;
+
+fn stats_json(home: &std::path::Path, now: &str, extra: &[&str]) -> serde_json::Value {
+    let out = tutor(home, now)
+        .args(["stats", "--json"])
+        .args(extra)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    serde_json::from_slice(&out).unwrap()
+}
+
+/// Day 1: learn the deck (one card graduates with `easy`, one lapses into learning, one is
+/// undone). Day 10: the graduated card is due, is answered with a red flag (a lapse), and
+/// comes back in the same session.
+fn history(home: &std::path::Path) {
+    session(
+        home,
+        DAY1,
+        &["--deck", "qz"],
+        &format!(
+            "{GOOD_FIRST}\n\n\ntime out and retry\n\n3\nio.modelcontextprotocol/subscriptionid\n\n\
+             undo\nio.modelcontextprotocol/subscriptionid\n1\nIt is a handshake, I think.\n\n\nquit\n"
+        ),
+    );
+    session(
+        home,
+        "2026-12-09T10:00:00Z",
+        &["--card", "qz/first-message"],
+        &format!(
+            "It is a handshake: notifications/subscriptions/acknowledged first.\n\n\n\
+             time out and retry\n\n\n{GOOD_FIRST}\n\n3\n"
+        ),
+    );
+}
+
+#[test]
+fn stats_match_the_log() {
+    let home = tempfile::tempdir().unwrap();
+    history(home.path());
+    let log = export(home.path());
+    let live: Vec<&serde_json::Value> = log.iter().filter(|r| r["undone"] == false).collect();
+    let s = stats_json(home.path(), "2026-12-09T10:30:00Z", &["--exam", "2026-12-20"]);
+
+    assert_eq!(s["reviews"]["total"], live.len());
+    assert_eq!(s["reviews"]["undone"], log.len() - live.len());
+    let mut by_rating: BTreeMap<String, usize> = BTreeMap::new();
+    for r in &live {
+        *by_rating
+            .entry(r["rating"].as_str().unwrap().to_string())
+            .or_default() += 1;
+    }
+    assert_eq!(s["reviews"]["by_rating"], serde_json::to_value(&by_rating).unwrap());
+
+    // Red flags: every flagged review is counted, under its label, with its correction.
+    let flagged = live
+        .iter()
+        .filter(|r| r["red_flags"].as_array().unwrap().iter().any(|f| f == "calling it a handshake"))
+        .count();
+    assert!(flagged >= 1);
+    let top = &s["recurring_red_flags"][0];
+    assert_eq!(top["label"], "calling it a handshake");
+    assert_eq!(top["count"], flagged);
+    assert_eq!(top["correction"], "It is scoped to one stream; there is no initialize handshake.");
+
+    // Verdicts and answer times come from the same rows.
+    let verdicts = live.iter().filter(|r| !r["verdict"].is_null()).count();
+    assert_eq!(s["verdicts"]["answers"], verdicts);
+    let fails = live.iter().filter(|r| r["verdict"] == "fail").count();
+    assert_eq!(s["verdicts"]["fail"], fails);
+    assert_eq!(s["answer_times"]["answers"], verdicts);
+    assert_eq!(s["answer_times"]["median_s"], 5.0);
+
+    // True retention: exactly one review of a graduated card happened (day 10's first
+    // answer to qz/first-message, graduated on day 1 with `easy`), and it was a lapse.
+    assert_eq!(s["true_retention"]["reviews"], 1);
+    assert_eq!(s["true_retention"]["recalled"], 0);
+    assert_eq!(s["true_retention"]["rate"], 0.0);
+
+    // The weakest key point is the exact name missed (near miss) on qz/name-key.
+    let points = s["weakest_points"].as_array().unwrap();
+    assert!(points.iter().any(|p| p["card"] == "qz/name-key"
+        && p["point"] == "io.modelcontextprotocol/subscriptionId, exactly"));
+
+    // The forecast covers 14 days; readiness covers every card.
+    assert_eq!(s["forecast"].as_array().unwrap().len(), 14);
+    assert_eq!(s["exam"]["date"], "2026-12-20");
+    assert_eq!(s["exam"]["cards"], s["cards_known"]);
+}
+
+#[test]
+fn stats_report_reads_without_colour_or_box_drawing_in_plain_mode() {
+    let home = tempfile::tempdir().unwrap();
+    history(home.path());
+    let out = tutor(home.path(), "2026-12-09T10:30:00Z")
+        .args(["--plain", "stats", "--exam", "2026-12-20"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let out = String::from_utf8(out).unwrap();
+    assert!(out.contains("Due today:"));
+    assert!(out.contains("Forecast, next 14 days:"));
+    assert!(out.contains("True retention: 0% (0 of 1 reviews of graduated cards recalled)"), "{out}");
+    assert!(out.contains("Your recurring misconceptions:"));
+    assert!(out.contains("calling it a handshake"));
+    assert!(out.contains("Readiness for 2026-12-20:"));
+    assert!(!out.contains('█') && !out.contains('\u{1b}'));
+}
+
+#[test]
+fn stats_on_an_empty_store() {
+    let home = tempfile::tempdir().unwrap();
+    let s = stats_json(home.path(), DAY1, &[]);
+    assert_eq!(s["reviews"]["total"], 0);
+    assert_eq!(s["due_today"], 0);
+    assert!(s["true_retention"]["rate"].is_null());
+    assert!(s["exam"].is_null());
+}
