@@ -40,7 +40,13 @@ fn history() -> (Option<tempfile::TempDir>, PathBuf) {
         .collect();
     assert!(!keys.is_empty(), "no embedded cards");
     let start = Utc::now() - Duration::days(90);
-    let ratings = [Rating::Good, Rating::Hard, Rating::Good, Rating::Easy, Rating::Again];
+    let ratings = [
+        Rating::Good,
+        Rating::Hard,
+        Rating::Good,
+        Rating::Easy,
+        Rating::Again,
+    ];
     for i in 0..REVIEWS {
         let key = &keys[i % keys.len()];
         let at = start + Duration::minutes((i * 90 * 24 * 60 / REVIEWS) as i64);

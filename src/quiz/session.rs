@@ -101,7 +101,8 @@ pub fn local(t: DateTime<Utc>) -> String {
 }
 
 pub fn until(from: DateTime<Utc>, to: DateTime<Utc>) -> String {
-    let m = (to - from).num_minutes().max(0);
+    // Round up: "in 0 min" for a card due in 40 s would read as "due now".
+    let m = ((to - from).num_seconds().max(0) + 59) / 60;
     if m < 60 {
         format!("in {m} min")
     } else if m < 48 * 60 {

@@ -54,7 +54,9 @@ fn reset_asks_first_and_then_forgets() {
         .write_stdin("n\n")
         .assert()
         .code(1)
-        .stderr(predicates::str::contains("Reset qz/name-key: forget 1 card and delete 1 review?"));
+        .stderr(predicates::str::contains(
+            "Reset qz/name-key: forget 1 card and delete 1 review?",
+        ));
     assert_eq!(export(home.path()).len(), 4);
     // Accepted on the prompt.
     tutor(home.path(), DAY1)
@@ -96,5 +98,7 @@ fn reset_all_needs_yes_or_an_answer() {
         .args(["progress", "reset", "--all", "--yes"])
         .assert()
         .success()
-        .stdout(predicates::str::contains("reset 4 cards: 4 reviews deleted."));
+        .stdout(predicates::str::contains(
+            "reset 4 cards: 4 reviews deleted.",
+        ));
 }

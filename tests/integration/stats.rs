@@ -46,7 +46,11 @@ fn stats_match_the_log() {
     history(home.path());
     let log = export(home.path());
     let live: Vec<&serde_json::Value> = log.iter().filter(|r| r["undone"] == false).collect();
-    let s = stats_json(home.path(), "2026-12-09T10:30:00Z", &["--exam", "2026-12-20"]);
+    let s = stats_json(
+        home.path(),
+        "2026-12-09T10:30:00Z",
+        &["--exam", "2026-12-20"],
+    );
 
     assert_eq!(s["reviews"]["total"], live.len());
     assert_eq!(s["reviews"]["undone"], log.len() - live.len());
@@ -56,18 +60,30 @@ fn stats_match_the_log() {
             .entry(r["rating"].as_str().unwrap().to_string())
             .or_default() += 1;
     }
-    assert_eq!(s["reviews"]["by_rating"], serde_json::to_value(&by_rating).unwrap());
+    assert_eq!(
+        s["reviews"]["by_rating"],
+        serde_json::to_value(&by_rating).unwrap()
+    );
 
     // Red flags: every flagged review is counted, under its label, with its correction.
     let flagged = live
         .iter()
-        .filter(|r| r["red_flags"].as_array().unwrap().iter().any(|f| f == "calling it a handshake"))
+        .filter(|r| {
+            r["red_flags"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|f| f == "calling it a handshake")
+        })
         .count();
     assert!(flagged >= 1);
     let top = &s["recurring_red_flags"][0];
     assert_eq!(top["label"], "calling it a handshake");
     assert_eq!(top["count"], flagged);
-    assert_eq!(top["correction"], "It is scoped to one stream; there is no initialize handshake.");
+    assert_eq!(
+        top["correction"],
+        "It is scoped to one stream; there is no initialize handshake."
+    );
 
     // Verdicts and answer times come from the same rows.
     let verdicts = live.iter().filter(|r| !r["verdict"].is_null()).count();
@@ -108,7 +124,10 @@ fn stats_report_reads_without_colour_or_box_drawing_in_plain_mode() {
     let out = String::from_utf8(out).unwrap();
     assert!(out.contains("Due today:"));
     assert!(out.contains("Forecast, next 14 days:"));
-    assert!(out.contains("True retention: 0% (0 of 1 reviews of graduated cards recalled)"), "{out}");
+    assert!(
+        out.contains("True retention: 0% (0 of 1 reviews of graduated cards recalled)"),
+        "{out}"
+    );
     assert!(out.contains("Your recurring misconceptions:"));
     assert!(out.contains("calling it a handshake"));
     assert!(out.contains("Readiness for 2026-12-20:"));
