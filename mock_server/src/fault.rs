@@ -26,7 +26,7 @@ pub enum Fault {
     /// The ack echoes the request verbatim (unknown URIs included) and tools list changes are
     /// never delivered although the ack lists them.
     AckOverclaims,
-    /// When the server ends a subscription it drops the stream with no result.
+    /// When the server ends a subscription the stream just ends: no completion result.
     AbruptClose,
     /// The graceful close result lacks `_meta.io.modelcontextprotocol/subscriptionId`.
     CloseWithoutTag,

@@ -285,22 +285,16 @@ impl ListenState {
 
     async fn open(&mut self) {
         let hub = self.hub.clone();
-        if let Some(how) = self.pending_end() {
-            return self.finish(how);
-        }
         if hub.has(Fault::NotifyBeforeAck)
             && let Some(early) = self.early_notification()
         {
             self.queue.push_back(Out::Msg(early));
         }
-        if hub.has(Fault::LateAck) {
+        if hub.has(Fault::LateAck) && self.pending_end().is_none() {
             tokio::select! {
                 _ = tokio::time::sleep(hub.ack_delay) => {}
                 _ = self.end.changed() => {}
                 _ = hub.shutdown.cancelled() => {}
-            }
-            if let Some(how) = self.pending_end() {
-                return self.finish(how);
             }
         }
         if !hub.has(Fault::NoAck) {
@@ -322,6 +316,11 @@ impl ListenState {
             self.queue.push_back(Out::Msg(log));
         }
         self.phase = Phase::Live;
+        // Ended while opening (e.g. during a late ack): a graceful end still acks first, so that
+        // late-ack breaks nothing; a cancel or drop discards what was queued.
+        if let Some(how) = self.pending_end() {
+            self.finish(how);
+        }
     }
 
     /// For `notify-before-ack`: a notification the client did ask for, so that only the ordering
@@ -399,12 +398,28 @@ impl ListenState {
     }
 
     fn finish(&mut self, how: End) {
+        if how == End::Graceful {
+            // Changes announced before the close still go out, ahead of the result.
+            loop {
+                match self.rx.try_recv() {
+                    Ok(change) => self.deliver(&change),
+                    Err(broadcast::error::TryRecvError::Lagged(_)) => continue,
+                    Err(_) => break,
+                }
+            }
+        }
         self.phase = Phase::Done;
         let hub = &self.hub;
         match how {
-            End::Cancelled => {}
-            End::Abrupt => self.queue.push_back(Out::Abort),
-            End::Graceful if hub.has(Fault::AbruptClose) => self.queue.push_back(Out::Abort),
+            End::Cancelled => self.queue.clear(),
+            End::Abrupt => {
+                self.queue.clear();
+                self.queue.push_back(Out::Abort);
+            }
+            // The stream ends with no result. It ends cleanly rather than breaking off, so that
+            // changes announced before the close still reach the client: only the result is
+            // missing, which is the one rule this fault breaks.
+            End::Graceful if hub.has(Fault::AbruptClose) => {}
             End::Graceful => {
                 let mut done = protocol::listen_complete(&self.id);
                 if hub.has(Fault::CloseWithoutTag)

@@ -1,0 +1,447 @@
+//! Test helpers: a real HTTP client over loopback, an SSE reader, and a small checker that names
+//! which subscription rules a transcript breaks (so fault tests can say "this rule, and only it").
+#![allow(dead_code)]
+
+use std::collections::{BTreeSet, VecDeque};
+use std::pin::Pin;
+use std::time::Duration;
+
+use futures_util::{Stream, StreamExt};
+use mock_server::protocol::{
+    self, Message, NotificationKind, RequestId, SubscriptionFilter, header as h, method,
+};
+use mock_server::{Config, Control, RunningServer, start_http};
+use serde_json::{Value, json};
+
+/// Generous bound for anything that should happen "now"; only a hang would hit it.
+pub const PATIENCE: Duration = Duration::from_secs(10);
+
+pub async fn server(config: Config) -> RunningServer {
+    start_http(config).await.expect("server starts")
+}
+
+pub async fn default_server() -> RunningServer {
+    server(Config::default()).await
+}
+
+pub fn client() -> reqwest::Client {
+    reqwest::Client::builder()
+        .pool_max_idle_per_host(0)
+        .build()
+        .expect("client")
+}
+
+/// Headers a correct client sends for `body` (§1.2): Accept, version, Mcp-Method, Mcp-Name.
+pub fn standard_headers(body: &Value) -> Vec<(String, String)> {
+    let mut hs = vec![
+        ("Content-Type".into(), "application/json".into()),
+        ("Accept".into(), h::ACCEPT_VALUE.into()),
+        (
+            h::MCP_PROTOCOL_VERSION.into(),
+            protocol::PROTOCOL_VERSION.into(),
+        ),
+    ];
+    if let Some(m) = body["method"].as_str() {
+        hs.push((h::MCP_METHOD.into(), m.into()));
+        let name = match m {
+            method::TOOLS_CALL | method::PROMPTS_GET => body["params"]["name"].as_str(),
+            method::RESOURCES_READ => body["params"]["uri"].as_str(),
+            _ => None,
+        };
+        if let Some(n) = name {
+            hs.push((h::MCP_NAME.into(), protocol::encode_header_value(n)));
+        }
+    }
+    hs
+}
+
+/// POSTs `body` with the standard headers, then applies `edit` (set or remove by name,
+/// case-insensitively; `None` removes).
+pub async fn post_with(
+    url: &str,
+    body: &Value,
+    edit: &[(&str, Option<&str>)],
+) -> reqwest::Response {
+    let mut hs = standard_headers(body);
+    for (name, value) in edit {
+        hs.retain(|(n, _)| !n.eq_ignore_ascii_case(name));
+        if let Some(v) = value {
+            hs.push(((*name).into(), (*v).into()));
+        }
+    }
+    let mut rb = client().post(url).body(body.to_string());
+    for (n, v) in hs {
+        rb = rb.header(n, v);
+    }
+    tokio::time::timeout(PATIENCE, rb.send())
+        .await
+        .expect("no hang")
+        .expect("request sent")
+}
+
+pub async fn post(url: &str, body: &Value) -> reqwest::Response {
+    post_with(url, body, &[]).await
+}
+
+/// POSTs and returns (status, JSON body).
+pub async fn call(url: &str, body: &Value) -> (u16, Value) {
+    let r = post(url, body).await;
+    let status = r.status().as_u16();
+    (status, r.json().await.expect("JSON body"))
+}
+
+pub fn req(id: impl Into<RequestId>, m: &str, params: Value) -> Value {
+    protocol::request(&id.into(), m, params)
+}
+
+pub fn filter(v: Value) -> SubscriptionFilter {
+    serde_json::from_value(v).expect("filter")
+}
+
+/// One thing read from an SSE body.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Sse {
+    Msg(Value),
+    Comment,
+    /// The body ended cleanly.
+    End,
+    /// The body broke off (transport loss).
+    Broken,
+}
+
+type ByteStream = Pin<Box<dyn Stream<Item = reqwest::Result<axum::body::Bytes>> + Send>>;
+
+pub struct SseReader {
+    pub headers: reqwest::header::HeaderMap,
+    body: ByteStream,
+    buf: Vec<u8>,
+    data: Vec<String>,
+    ready: VecDeque<Sse>,
+    finished: bool,
+}
+
+impl SseReader {
+    pub fn new(resp: reqwest::Response) -> Self {
+        SseReader {
+            headers: resp.headers().clone(),
+            body: Box::pin(resp.bytes_stream()),
+            buf: Vec::new(),
+            data: Vec::new(),
+            ready: VecDeque::new(),
+            finished: false,
+        }
+    }
+
+    fn parse_lines(&mut self) {
+        while let Some(pos) = self.buf.iter().position(|b| *b == b'\n') {
+            let raw: Vec<u8> = self.buf.drain(..=pos).collect();
+            let line = String::from_utf8_lossy(&raw);
+            let line = line.trim_end_matches(['\n', '\r']);
+            if line.is_empty() {
+                if !self.data.is_empty() {
+                    let text = self.data.join("\n");
+                    self.data.clear();
+                    let v = serde_json::from_str(&text).expect("each SSE event is JSON");
+                    self.ready.push_back(Sse::Msg(v));
+                }
+            } else if line.starts_with(':') {
+                self.ready.push_back(Sse::Comment);
+            } else if let Some(d) = line.strip_prefix("data:") {
+                self.data.push(d.strip_prefix(' ').unwrap_or(d).to_owned());
+            } else {
+                panic!("unexpected SSE line {line:?} (the mock sends only data: and comments)");
+            }
+        }
+    }
+
+    /// The next item (comments included); panics after [`PATIENCE`].
+    pub async fn next_raw(&mut self) -> Sse {
+        self.next_raw_within(PATIENCE)
+            .await
+            .expect("an SSE item in time")
+    }
+
+    pub async fn next_raw_within(&mut self, d: Duration) -> Option<Sse> {
+        tokio::time::timeout(d, async {
+            loop {
+                if let Some(x) = self.ready.pop_front() {
+                    return x;
+                }
+                if self.finished {
+                    return Sse::End;
+                }
+                match self.body.next().await {
+                    Some(Ok(chunk)) => {
+                        self.buf.extend_from_slice(&chunk);
+                        self.parse_lines();
+                    }
+                    Some(Err(_)) => {
+                        self.finished = true;
+                        return Sse::Broken;
+                    }
+                    None => {
+                        self.finished = true;
+                        return Sse::End;
+                    }
+                }
+            }
+        })
+        .await
+        .ok()
+    }
+
+    /// The next JSON-RPC message, skipping keep-alives; `None` when the stream ended or broke.
+    pub async fn next_msg(&mut self) -> Option<Value> {
+        loop {
+            match self.next_raw().await {
+                Sse::Msg(v) => return Some(v),
+                Sse::Comment => continue,
+                Sse::End | Sse::Broken => return None,
+            }
+        }
+    }
+
+    /// Everything until the stream ends: messages and how it ended.
+    pub async fn rest(&mut self) -> (Vec<Value>, Sse) {
+        let mut out = Vec::new();
+        loop {
+            match self.next_raw().await {
+                Sse::Msg(v) => out.push(v),
+                Sse::Comment => {}
+                end => return (out, end),
+            }
+        }
+    }
+}
+
+/// Opens `subscriptions/listen` and checks it is an SSE reply.
+pub async fn listen(url: &str, id: impl Into<RequestId>, f: &SubscriptionFilter) -> SseReader {
+    let body = protocol::listen_request(&id.into(), f);
+    let resp = post(url, &body).await;
+    assert_eq!(resp.status().as_u16(), 200, "listen is accepted");
+    let ct = resp.headers()["content-type"]
+        .to_str()
+        .unwrap_or("")
+        .to_owned();
+    assert!(
+        ct.starts_with("text/event-stream"),
+        "listen answers with SSE, got {ct}"
+    );
+    SseReader::new(resp)
+}
+
+/// Waits until exactly `n` subscriptions are open.
+pub async fn wait_subs(control: &Control, n: usize) {
+    tokio::time::timeout(PATIENCE, async {
+        while control.subscriptions().len() != n {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    })
+    .await
+    .unwrap_or_else(|_| {
+        panic!(
+            "expected {n} open subscriptions, have {}",
+            control.subscriptions().len()
+        )
+    });
+}
+
+/// A change the test caused, so the checker knows what should arrive.
+#[derive(Debug, Clone)]
+pub struct Triggered {
+    pub kind: NotificationKind,
+    pub uri: Option<String>,
+}
+
+/// How the transcript ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ending {
+    /// The server ended the subscription (close/close_all/shutdown): a result SHOULD come.
+    ServerClosed,
+    /// The client cancelled at this message index: nothing may follow.
+    ClientCancelled(usize),
+}
+
+/// The rules of PROTOCOL.md §4.11 this transcript breaks, by short name:
+/// `ack-first`, `tagged`, `tag-value`, `tag-type`, `filter`, `acked-delivered`, `no-log`,
+/// `result-shape`, `graceful-close`, `nothing-after-cancel`.
+/// `msgs` are the messages of ONE subscription in order (stdio callers pre-filter by tag/id).
+pub fn violations(
+    id: &RequestId,
+    requested: &SubscriptionFilter,
+    msgs: &[Value],
+    triggered: &[Triggered],
+    ending: Ending,
+    broke_off: bool,
+) -> BTreeSet<&'static str> {
+    let mut v = BTreeSet::new();
+    let classified: Vec<Message> = msgs.iter().map(Message::classify).collect();
+    let cutoff = match ending {
+        Ending::ClientCancelled(i) => {
+            if classified.len() > i {
+                v.insert("nothing-after-cancel");
+            }
+            i.min(classified.len())
+        }
+        Ending::ServerClosed => classified.len(),
+    };
+    let msgs = &classified[..cutoff];
+    let ack = msgs
+        .iter()
+        .find(|m| m.method() == Some(method::SUBSCRIPTIONS_ACKNOWLEDGED));
+    if msgs
+        .first()
+        .is_some_and(|m| m.method() != Some(method::SUBSCRIPTIONS_ACKNOWLEDGED))
+        || (ack.is_none() && !msgs.is_empty())
+    {
+        v.insert("ack-first");
+    }
+    let acked: Option<SubscriptionFilter> =
+        ack.and_then(|a| serde_json::from_value(a.params()?.get("notifications")?.clone()).ok());
+    for m in msgs {
+        if let Message::Notification { method: meth, .. } = m {
+            match m.subscription_tag() {
+                None => {
+                    v.insert("tagged");
+                }
+                Some(tag) if *tag == id.to_value() => {}
+                Some(tag) => {
+                    let same_text = match tag {
+                        Value::String(s) => *s == id.to_string().trim_matches('"'),
+                        Value::Number(n) => n.to_string() == id.to_string().trim_matches('"'),
+                        _ => false,
+                    };
+                    v.insert(if same_text { "tag-type" } else { "tag-value" });
+                }
+            }
+            if meth == method::MESSAGE || meth == method::PROGRESS {
+                v.insert("no-log");
+                continue;
+            }
+            if let Some(kind) = NotificationKind::from_method(meth) {
+                let uri = m
+                    .params()
+                    .and_then(|p| p.get("uri"))
+                    .and_then(Value::as_str);
+                let ok =
+                    requested.wants(kind, uri) && acked.as_ref().is_none_or(|a| a.wants(kind, uri));
+                if !ok {
+                    v.insert("filter");
+                }
+            }
+        }
+        if m.is_request() {
+            v.insert("no-log");
+        }
+    }
+    if let Some(a) = &acked {
+        for t in triggered {
+            if a.wants(t.kind, t.uri.as_deref()) && requested.wants(t.kind, t.uri.as_deref()) {
+                let arrived = msgs.iter().any(|m| {
+                    m.method() == Some(t.kind.method())
+                        && (t.kind != NotificationKind::ResourceUpdated
+                            || m.params()
+                                .and_then(|p| p.get("uri"))
+                                .and_then(Value::as_str)
+                                == t.uri.as_deref())
+                });
+                if !arrived {
+                    v.insert("acked-delivered");
+                }
+            }
+        }
+    }
+    let result = msgs.iter().find(|m| m.is_response());
+    match (ending, result) {
+        (_, Some(r)) => {
+            let ok = r.id() == Some(id)
+                && r.result()
+                    .is_some_and(|res| res["resultType"] == "complete")
+                && r.is_tagged_with(id);
+            if !ok {
+                v.insert("result-shape");
+            }
+        }
+        (Ending::ServerClosed, None) => {
+            v.insert("graceful-close");
+        }
+        (Ending::ClientCancelled(_), None) => {}
+    }
+    if ending == Ending::ServerClosed && broke_off && result.is_some() {
+        v.insert("graceful-close");
+    }
+    v
+}
+
+/// `params` for a tools/call of `name`.
+pub fn tool(id: impl Into<RequestId>, name: &str, args: Value) -> Value {
+    protocol::tool_call(&id.into(), name, args)
+}
+
+pub fn no_args() -> Value {
+    json!({})
+}
+
+/// A stdio client over in-memory pipes.
+pub struct StdioClient {
+    pub running: Option<mock_server::RunningStdio>,
+    pub control: Control,
+    writer: Option<tokio::io::DuplexStream>,
+    lines: tokio::io::Lines<tokio::io::BufReader<tokio::io::DuplexStream>>,
+}
+
+impl StdioClient {
+    pub fn start(config: Config) -> StdioClient {
+        use tokio::io::AsyncBufReadExt;
+        let (client_w, server_r) = tokio::io::duplex(1 << 16);
+        let (server_w, client_r) = tokio::io::duplex(1 << 16);
+        let running = mock_server::start_stdio(config, server_r, server_w);
+        StdioClient {
+            control: running.control.clone(),
+            running: Some(running),
+            writer: Some(client_w),
+            lines: tokio::io::BufReader::new(client_r).lines(),
+        }
+    }
+
+    pub async fn send(&mut self, v: &Value) {
+        self.send_line(&v.to_string()).await;
+    }
+
+    pub async fn send_line(&mut self, line: &str) {
+        use tokio::io::AsyncWriteExt;
+        let w = self.writer.as_mut().expect("stdin still open");
+        w.write_all(format!("{line}\n").as_bytes())
+            .await
+            .expect("write");
+        w.flush().await.expect("flush");
+    }
+
+    /// The next line as JSON; `None` at end of output.
+    pub async fn next_msg(&mut self) -> Option<Value> {
+        let line = tokio::time::timeout(PATIENCE, self.lines.next_line())
+            .await
+            .expect("a stdout line in time")
+            .expect("read");
+        line.map(|l| {
+            assert!(!l.is_empty());
+            serde_json::from_str(&l).expect("every stdout line is one JSON-RPC message")
+        })
+    }
+
+    /// Closes stdin (EOF), reads every remaining line, and waits for the server to finish.
+    pub async fn finish(&mut self) -> Vec<Value> {
+        self.writer = None;
+        let mut out = Vec::new();
+        while let Some(v) = self.next_msg().await {
+            out.push(v);
+        }
+        if let Some(r) = self.running.take() {
+            tokio::time::timeout(PATIENCE, r.wait())
+                .await
+                .expect("exits")
+                .expect("clean exit");
+        }
+        out
+    }
+}
