@@ -5,4 +5,5 @@ mod grade;
 mod progress;
 mod quiz;
 mod quiz_support;
+mod serve;
 mod stats;

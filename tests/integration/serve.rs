@@ -1,0 +1,69 @@
+//! `mcp-tutor serve`: the same options and behaviour as the standalone `mock_server` binary.
+
+use assert_cmd::Command;
+use mock_server::protocol::{self, method};
+use predicates::str::contains;
+use serde_json::{Value, json};
+
+fn serve() -> Command {
+    let mut c = Command::cargo_bin("mcp-tutor").expect("binary built");
+    c.arg("serve").env("NO_COLOR", "1");
+    c
+}
+
+#[test]
+fn serve_stdio_acks_and_closes_gracefully_at_end_of_input() {
+    let filter = serde_json::from_value(json!({"toolsListChanged": true})).unwrap();
+    let input = format!(
+        "{}\n{}\n",
+        protocol::listen_request(&7.into(), &filter),
+        protocol::request(&8.into(), method::TOOLS_LIST, json!({})),
+    );
+    let out = serve()
+        .arg("--stdio")
+        .write_stdin(input)
+        .timeout(std::time::Duration::from_secs(20))
+        .assert()
+        .success();
+    let lines: Vec<Value> = String::from_utf8_lossy(&out.get_output().stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("stdout carries only JSON-RPC lines"))
+        .collect();
+    let tagged: Vec<&Value> = lines
+        .iter()
+        .filter(|m| {
+            m["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"] == 7 || m["id"] == 7
+        })
+        .collect();
+    assert_eq!(tagged[0]["method"], method::SUBSCRIPTIONS_ACKNOWLEDGED);
+    assert_eq!(*tagged[1], protocol::listen_complete(&7.into()));
+    assert_eq!(tagged[2]["method"], method::CANCELLED);
+    assert!(
+        lines
+            .iter()
+            .any(|m| m["id"] == 8 && m["result"]["tools"].is_array())
+    );
+}
+
+#[test]
+fn serve_lists_faults_with_their_rules() {
+    serve()
+        .arg("--list-faults")
+        .assert()
+        .success()
+        .stdout(contains("no-ack"))
+        .stdout(contains(
+            "MUST send notifications/subscriptions/acknowledged",
+        ))
+        .stdout(contains("PROTOCOL.md §4.9"));
+}
+
+#[test]
+fn an_unknown_fault_names_the_valid_ones() {
+    serve()
+        .args(["--fault", "no-acks"])
+        .assert()
+        .failure()
+        .stderr(contains("unknown fault"))
+        .stderr(contains("filter-ignored"));
+}
