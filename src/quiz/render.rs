@@ -178,7 +178,8 @@ impl Screen {
         };
         self.line(&format!(
             "verdict: {verdict} · score {:.0}% · time {timing}",
-            grade.score * 100.0
+            // `+ 0.0` turns a negative zero into "0%".
+            grade.score.max(0.0) * 100.0 + 0.0
         ));
         for p in &grade.points {
             let req = if p.required { " (required)" } else { "" };

@@ -362,6 +362,16 @@ impl Session {
         }
         let started = Instant::now();
         let (basics, solid) = render::targets(card);
+        self.answer(card, input, started, (basics, solid))
+    }
+
+    fn answer(
+        &mut self,
+        card: &Card,
+        input: &mut dyn Input,
+        started: Instant,
+        (basics, solid): (u32, u32),
+    ) -> anyhow::Result<Step> {
         let mut lines: Vec<String> = Vec::new();
         let mut hints = 0u32;
         let mut deeper = 0u32;
@@ -372,7 +382,8 @@ impl Session {
             let prompt = if self.screen.plain {
                 format!("answer ({secs} s of {basics}/{solid} s)> ")
             } else if lines.is_empty() {
-                format!("[{}:{:02} / {basics}s·{solid}s] > ", secs / 60, secs % 60)
+                // The clock starts with the question; later lines show the time so far.
+                format!("[targets {basics}s·{solid}s] > ")
             } else {
                 format!("[{}:{:02}]  ... ", secs / 60, secs % 60)
             };
