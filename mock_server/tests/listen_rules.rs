@@ -217,7 +217,6 @@ async fn client_cancel_by_closing_the_stream_ends_the_subscription() {
     r.next_msg().await.unwrap();
     wait_subs(&s.control, 1).await;
     drop(r); // closing the SSE response is the cancel on HTTP (§1.5)
-    s.control.trigger(NotificationKind::ToolsListChanged, None);
     wait_subs(&s.control, 0).await;
     assert_eq!(
         s.control.close_all(),
