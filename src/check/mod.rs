@@ -1,12 +1,192 @@
-//! Placeholder: owned by the issue that builds `check`.
+//! `mcp-tutor check`: the checking client pointed at any MCP 2026-07-28 server.
+//!
+//! The library parts are what the lab builds on (keep these names stable):
+//! - [`wire`]: [`wire::HttpClient`] (`new(url)`, `send`, `send_with` + [`wire::HeaderEdits`],
+//!   `send_raw`, `listen` → [`wire::ListenStream`] yielding [`wire::WireEvent`]s; `cancel()` /
+//!   drop closes the stream = the HTTP client cancel) and [`wire::StdioClient`] (`spawn`, `send`,
+//!   `listen`, `cancel` = `notifications/cancelled`, `next`, [`wire::route`] to demultiplex).
+//!   Every exchange keeps the raw request and response ([`wire::RawRequest`],
+//!   [`wire::RawResponse`]) for a `wire on` view.
+//! - [`sse`]: the incremental SSE parser that keeps raw frames and keep-alive comment lines.
+//! - [`validator`]: [`validator::Validator::observe`] judges each [`validator::Event`] against
+//!   PROTOCOL.md §4.11 and returns [`validator::Finding`]s naming a [`validator::Rule`] (with
+//!   `name()`, `title()`, `spec()`, `level()`).
+//! - [`suite`]: the checks this command runs; [`report`]: their PASS / FAIL / SKIP per rule.
 
+pub mod report;
+pub mod sse;
+pub mod suite;
+pub mod validator;
+pub mod wire;
+
+use std::io::Write as _;
 use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::{Context, bail};
+use owo_colors::{OwoColorize, Stream};
 
 use crate::cli::Global;
+use report::{Report, Status};
 
 #[derive(Debug, clap::Args)]
-pub struct Args {}
+#[command(
+    about = "Check any MCP 2026-07-28 server against the subscription rules",
+    long_about = "Check any MCP 2026-07-28 server against the subscription rules.\n\n\
+        Talks to the server like a careful client, then prints one line per rule: PASS, FAIL \
+        (with what was seen) or SKIP (with why), each with its spec reference, and a summary \
+        `N passed, M failed, K skipped`. Exits 1 when any rule fails.\n\n\
+        It checks server/discover; the header and version errors (HTTP 400 with -32020 / -32022 \
+        / -32602, 404 with -32601, 405 for GET); and subscriptions/listen end to end: the \
+        acknowledgement first, tagged with the listen request's own id (a string id and an \
+        integer id, JSON type included), the honoured subset, filtering, two streams at once, \
+        the tag on every notification, and the graceful close result's exact shape.\n\n\
+        Changes are caused by calling the server's own tools (the names the official \
+        conformance suite uses by default); a check whose tool the server lacks is SKIPPED, \
+        never passed. Every wait is bounded by --timeout, so a broken server cannot hang it.",
+    after_help = "Examples:\n  \
+        mcp-tutor serve --port 3000 &   mcp-tutor check http://127.0.0.1:3000/mcp\n  \
+        mcp-tutor check --stdio -- mcp-tutor serve --stdio\n  \
+        mcp-tutor check --json http://127.0.0.1:3000/mcp | jq '.rules[] | select(.status==\"FAIL\")'"
+)]
+pub struct Args {
+    /// The server's MCP endpoint, e.g. http://127.0.0.1:3000/mcp
+    #[arg(value_name = "URL", required_unless_present = "stdio")]
+    pub url: Option<String>,
+    /// Check a stdio server instead: give its command line after `--`.
+    #[arg(long, conflicts_with = "url", requires = "command")]
+    pub stdio: bool,
+    /// The stdio server's command and arguments (after `--`).
+    #[arg(last = true, value_name = "CMD")]
+    pub command: Vec<String>,
+    /// Seconds to wait for anything (a reply, an acknowledgement, a notification).
+    #[arg(long, default_value_t = 5.0, value_name = "SECONDS")]
+    pub timeout: f64,
+    /// Print one JSON document (rules, counts, every finding) instead of text.
+    #[arg(long)]
+    pub json: bool,
+    /// Tool that changes the server's tool list ("" to skip those checks).
+    #[arg(long, default_value = "test_trigger_tool_change", value_name = "TOOL")]
+    pub change_tool: String,
+    /// Tool that changes the server's prompt list ("" to skip).
+    #[arg(
+        long,
+        default_value = "test_trigger_prompt_change",
+        value_name = "TOOL"
+    )]
+    pub prompt_change_tool: String,
+    /// Tool that updates a resource, called with {"uri": …} ("" to skip).
+    #[arg(
+        long,
+        default_value = "test_trigger_resource_update",
+        value_name = "TOOL"
+    )]
+    pub resource_update_tool: String,
+    /// Tool that ends every open subscription gracefully ("" to skip).
+    #[arg(long, default_value = "test_close_subscriptions", value_name = "TOOL")]
+    pub close_tool: String,
+}
 
-pub fn run(_args: Args, _g: &Global) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("`check` is not built yet")
+fn named(s: &str) -> Option<String> {
+    (!s.trim().is_empty()).then(|| s.trim().to_owned())
+}
+
+impl Args {
+    pub fn config(&self) -> anyhow::Result<suite::Config> {
+        if !(self.timeout.is_finite() && self.timeout > 0.0 && self.timeout <= 3600.0) {
+            bail!(
+                "--timeout {} is not a number of seconds between 0 and 3600 (e.g. --timeout 2.5)",
+                self.timeout
+            );
+        }
+        Ok(suite::Config {
+            timeout: Duration::from_secs_f64(self.timeout),
+            tool_change: named(&self.change_tool),
+            prompt_change: named(&self.prompt_change_tool),
+            resource_update: named(&self.resource_update_tool),
+            close: named(&self.close_tool),
+        })
+    }
+}
+
+/// Runs the checks described by `args` and returns the report (for tests and the lab).
+pub fn execute(args: &Args) -> anyhow::Result<Report> {
+    let cfg = args.config()?;
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("could not start the async runtime")?;
+    rt.block_on(async {
+        if args.stdio {
+            suite::run_stdio(&args.command, cfg).await
+        } else {
+            let url = args
+                .url
+                .as_deref()
+                .context("give the server's URL, or --stdio -- CMD")?;
+            suite::run_http(url, cfg).await
+        }
+    })
+}
+
+pub fn run(args: Args, _g: &Global) -> anyhow::Result<ExitCode> {
+    let report = execute(&args)?;
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        writeln!(out, "{}", serde_json::to_string_pretty(&report.to_json())?)?;
+    } else {
+        write!(out, "{}", render_text(&report))?;
+    }
+    let (_, failed, _) = report.counts();
+    Ok(if failed > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// The text report: `check <target>`, one `STATUS  rule  (spec)` line per rule (with ` — detail`
+/// on FAIL and SKIP), then the summary line.
+pub fn render_text(report: &Report) -> String {
+    let mut s = format!("check {}\n", report.target);
+    for o in report.outcomes() {
+        let label = o.status.label();
+        let label = match o.status {
+            Status::Pass => format!("{}", label.if_supports_color(Stream::Stdout, |t| t.green())),
+            Status::Fail => format!("{}", label.if_supports_color(Stream::Stdout, |t| t.red())),
+            Status::Skip => format!(
+                "{}",
+                label.if_supports_color(Stream::Stdout, |t| t.yellow())
+            ),
+        };
+        s.push_str(&format!("{label}  {}  ({})", o.rule.name(), o.spec));
+        match o.status {
+            Status::Pass => {}
+            Status::Fail => {
+                let more = o.failures.len().saturating_sub(1);
+                s.push_str(&format!(" — {}", o.detail));
+                if more > 0 {
+                    s.push_str(&format!(" (+{more} more; --json lists all)"));
+                }
+            }
+            Status::Skip => s.push_str(&format!(" — {}", o.detail)),
+        }
+        s.push('\n');
+    }
+    // Skip reasons for rules that still got a verdict from other evidence: say what was not run.
+    let outcomes = report.outcomes();
+    for (rule, why) in &report.skips {
+        if outcomes
+            .iter()
+            .any(|o| o.rule == *rule && o.status != Status::Skip)
+        {
+            s.push_str(&format!(
+                "note  {}  partly exercised — {why}\n",
+                rule.name()
+            ));
+        }
+    }
+    s.push_str(&report.summary_line());
+    s.push('\n');
+    s
 }

@@ -1,0 +1,298 @@
+//! `mcp-tutor check` against the bundled mock server over real loopback HTTP and over stdio:
+//! it passes against the faithful server and fails, naming exactly the broken rule, against
+//! each of the mock's faults.
+
+use std::collections::BTreeSet;
+use std::time::Duration;
+
+use assert_cmd::Command;
+use mock_server::{Config, Fault, RunningServer, start_http};
+use serde_json::Value;
+
+/// The mock server on 127.0.0.1 (a free port) in its own runtime, alive while this lives.
+struct Mock {
+    rt: tokio::runtime::Runtime,
+    server: Option<RunningServer>,
+}
+
+impl Mock {
+    fn start(faults: &[Fault]) -> Mock {
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .unwrap();
+        let config = Config {
+            faults: faults.to_vec(),
+            // Longer than the checks' --timeout below, so `late-ack` is late for them.
+            ack_delay: Duration::from_secs(3),
+            ..Config::default()
+        };
+        let server = rt.block_on(start_http(config)).unwrap();
+        Mock {
+            rt,
+            server: Some(server),
+        }
+    }
+
+    fn url(&self) -> String {
+        self.server.as_ref().unwrap().url.clone()
+    }
+}
+
+impl Drop for Mock {
+    fn drop(&mut self) {
+        if let Some(s) = self.server.take() {
+            self.rt.block_on(s.shutdown());
+        }
+    }
+}
+
+fn mcp_tutor() -> Command {
+    let mut c = Command::cargo_bin("mcp-tutor").unwrap();
+    c.env("NO_COLOR", "1").timeout(Duration::from_secs(120));
+    c
+}
+
+/// Runs `check` and returns (exit code, stdout).
+fn check(args: &[&str]) -> (i32, String) {
+    let out = mcp_tutor().arg("check").args(args).output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
+}
+
+/// The status printed for each rule: `PASS  ack-first  (...)` → ("ack-first", "PASS").
+fn statuses(stdout: &str) -> Vec<(String, String)> {
+    stdout
+        .lines()
+        .filter_map(|l| {
+            let mut parts = l.split_whitespace();
+            let status = parts.next()?;
+            if !["PASS", "FAIL", "SKIP"].contains(&status) {
+                return None;
+            }
+            Some((parts.next()?.to_owned(), status.to_owned()))
+        })
+        .collect()
+}
+
+fn failed(stdout: &str) -> BTreeSet<String> {
+    statuses(stdout)
+        .into_iter()
+        .filter(|(_, s)| s == "FAIL")
+        .map(|(r, _)| r)
+        .collect()
+}
+
+#[test]
+fn check_passes_against_the_bundled_mock_server() {
+    let mock = Mock::start(&[]);
+    let (code, out) = check(&[&mock.url(), "--timeout", "3"]);
+    assert_eq!(code, 0, "{out}");
+    let st = statuses(&out);
+    assert_eq!(st.len(), 23, "one line per rule\n{out}");
+    for (rule, status) in &st {
+        // Over HTTP the client cancel is closing the stream: nothing can be seen after it.
+        let want = if rule == "nothing-after-cancel" {
+            "SKIP"
+        } else {
+            "PASS"
+        };
+        assert_eq!(status, want, "{rule}\n{out}");
+    }
+    assert!(
+        out.trim_end().ends_with("22 passed, 0 failed, 1 skipped"),
+        "{out}"
+    );
+    assert!(
+        out.contains("PASS  tag-matches-id  (SUB §Receiving Notifications"),
+        "{out}"
+    );
+    assert!(
+        out.contains("SKIP  nothing-after-cancel  (") && out.contains("`check --stdio` tests it")
+    );
+}
+
+#[test]
+fn check_json_reports_every_rule_and_the_evidence() {
+    let mock = Mock::start(&[]);
+    let out = mcp_tutor()
+        .args(["check", "--json", "--timeout", "3", &mock.url()])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["passed"], 22);
+    assert_eq!(doc["failed"], 0);
+    assert_eq!(doc["skipped"], 1);
+    let rules = doc["rules"].as_array().unwrap();
+    assert_eq!(rules.len(), 23);
+    let ack = rules.iter().find(|r| r["rule"] == "ack-first").unwrap();
+    assert_eq!(ack["status"], "PASS");
+    assert_eq!(ack["level"], "must");
+    assert!(
+        ack["spec"]
+            .as_str()
+            .unwrap()
+            .contains("SUB §Acknowledgment")
+    );
+    // Both id types were tagged back as sent.
+    let tags: Vec<&str> = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["rule"] == "tag-matches-id" && f["ok"] == true)
+        .filter_map(|f| f["detail"].as_str())
+        .collect();
+    assert!(tags.iter().any(|d| d.contains("tagged 7301,")), "{tags:?}");
+    assert!(
+        tags.iter()
+            .any(|d| d.contains("tagged \"mcp-tutor-check-a\",")),
+        "{tags:?}"
+    );
+}
+
+/// The rules each fault must make `check` fail, and nothing else (`--timeout 1`).
+fn expected_failures(f: Fault) -> &'static [&'static str] {
+    match f {
+        Fault::NoAck | Fault::LateAck | Fault::NotifyBeforeAck => &["ack-first"],
+        Fault::Untagged => &["tag-present"],
+        Fault::WrongSubscriptionId | Fault::IdTypeChanged => &["tag-matches-id"],
+        Fault::FilterIgnored => &["only-requested-types"],
+        Fault::AckOverclaims => &["acked-types-delivered"],
+        Fault::AbruptClose => &["graceful-close"],
+        Fault::CloseWithoutTag => &["close-result-shape"],
+        Fault::NotifyAfterCancel => &["nothing-after-cancel"],
+        Fault::LogOnListen => &["no-progress-or-message"],
+    }
+}
+
+#[test]
+fn check_fails_naming_the_rule_each_fault_breaks() {
+    // HTTP cannot show a message after a client cancel (the cancel closes the stream), so that
+    // fault is proven over stdio in `check_over_stdio_catches_notifications_after_cancel`.
+    let faults: Vec<Fault> = Fault::all()
+        .iter()
+        .copied()
+        .filter(|f| *f != Fault::NotifyAfterCancel)
+        .collect();
+    let runs: Vec<_> = faults
+        .iter()
+        .map(|&f| {
+            std::thread::spawn(move || {
+                let mock = Mock::start(&[f]);
+                let r = check(&[&mock.url(), "--timeout", "1"]);
+                (f, r)
+            })
+        })
+        .collect();
+    for run in runs {
+        let (f, (code, out)) = run.join().unwrap();
+        let want: BTreeSet<String> = expected_failures(f).iter().map(|s| s.to_string()).collect();
+        assert_eq!(code, 1, "fault {f}\n{out}");
+        assert_eq!(failed(&out), want, "fault {f}\n{out}");
+        assert!(out.contains(" failed"), "{out}");
+    }
+}
+
+#[test]
+fn check_over_stdio_passes_and_catches_notifications_after_cancel() {
+    let serve = Command::cargo_bin("mcp-tutor").unwrap();
+    let exe = serve.get_program().to_string_lossy().into_owned();
+    let (code, out) = check(&["--stdio", "--timeout", "2", "--", &exe, "serve", "--stdio"]);
+    assert_eq!(code, 0, "{out}");
+    for (rule, status) in statuses(&out) {
+        if status == "SKIP" {
+            continue;
+        }
+        assert_eq!(status, "PASS", "{rule}\n{out}");
+    }
+    assert!(out.contains("PASS  nothing-after-cancel  ("), "{out}");
+
+    let (code, out) = check(&[
+        "--stdio",
+        "--timeout",
+        "1",
+        "--",
+        &exe,
+        "serve",
+        "--stdio",
+        "--fault",
+        "notify-after-cancel",
+    ]);
+    assert_eq!(code, 1, "{out}");
+    let want: BTreeSet<String> = expected_failures(Fault::NotifyAfterCancel)
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    assert_eq!(failed(&out), want, "{out}");
+}
+
+#[test]
+fn a_missing_trigger_tool_is_skipped_not_passed() {
+    let mock = Mock::start(&[]);
+    let (code, out) = check(&[
+        &mock.url(),
+        "--timeout",
+        "2",
+        "--change-tool",
+        "no_such_tool",
+        "--prompt-change-tool",
+        "",
+        "--close-tool",
+        "",
+    ]);
+    assert_eq!(code, 0, "{out}");
+    let st: std::collections::BTreeMap<String, String> = statuses(&out).into_iter().collect();
+    for rule in [
+        "close-result-shape",
+        "nothing-after-result",
+        "graceful-close",
+    ] {
+        assert_eq!(st[rule], "SKIP", "{rule}\n{out}");
+    }
+    assert!(
+        out.contains("the server has no tool \"no_such_tool\""),
+        "{out}"
+    );
+    // The resource update still ran, so delivery was judged on it.
+    assert_eq!(st["acked-types-delivered"], "PASS", "{out}");
+}
+
+#[test]
+fn check_against_nothing_fails_fast_with_a_useful_error() {
+    // Bind then drop a listener: a loopback port with (almost certainly) nobody on it.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let out = mcp_tutor()
+        .args([
+            "check",
+            "--timeout",
+            "2",
+            &format!("http://127.0.0.1:{port}/mcp"),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("server/discover"), "{err}");
+    assert!(err.contains("is the server running?"), "{err}");
+}
+
+#[test]
+fn check_rejects_a_bad_url_and_timeout() {
+    let out = mcp_tutor().args(["check", "not a url"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("is not a URL"));
+    let out = mcp_tutor()
+        .args(["check", "--timeout", "0", "http://127.0.0.1:9/mcp"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--timeout"));
+}
