@@ -135,7 +135,14 @@ impl Report {
             "passed": passed,
             "failed": failed,
             "skipped": skipped,
-            "findings": self.findings,
+            // Each finding as evidence: `kept` (not `ok`) so tools that scan the document for
+            // rule verdicts read only `rules`.
+            "evidence": self.findings.iter().map(|f| json!({
+                "rule": f.rule,
+                "kept": f.ok,
+                "detail": f.detail,
+                "subscription": f.subscription,
+            })).collect::<Vec<_>>(),
             "not_run": self.skips.iter().map(|(r, why)| json!({"rule": r, "why": why})).collect::<Vec<_>>(),
         })
     }

@@ -162,10 +162,17 @@ fn judge_refusal(
     let finding = if ok_status && ok_code {
         Finding::pass(rule, format!("{what}: {want}"))
     } else {
+        let minted = ex
+            .response
+            .header(header::MCP_SESSION_ID)
+            .map(|sid| {
+                format!("; it also minted {}: {sid} (2026-07-28 has no sessions: a server SHOULD never mint one)", header::MCP_SESSION_ID)
+            })
+            .unwrap_or_default();
         Finding::fail(
             rule,
             format!(
-                "{what}: expected {want}, got {}",
+                "{what}: expected {want}, got {}{minted}",
                 reply_summary(Some(ex.response.status), reply.as_ref())
             ),
         )
@@ -222,6 +229,23 @@ async fn header_checks(client: &HttpClient, report: &mut Report) {
     if !f.ok {
         f.detail.push_str(" (only a server that still serves pre-2025-06-18 clients MAY assume 2025-03-26; any other MUST reject)");
     }
+    report.add(f);
+
+    // A 2025 revision in the header, 2026-07-28 in the body: a mismatch, whatever else the server
+    // speaks.
+    let probe = tools_list_request(907);
+    let (f, _) = judge_refusal(
+        Rule::HeaderVersionMismatch,
+        "tools/list with MCP-Protocol-Version: 2025-06-18 but 2026-07-28 in _meta",
+        client
+            .send_with(
+                &probe,
+                &HeaderEdits::new().set(header::MCP_PROTOCOL_VERSION, "2025-06-18"),
+            )
+            .await,
+        400,
+        Some(error_code::HEADER_MISMATCH),
+    );
     report.add(f);
 
     let mut probe = tools_list_request(904);
@@ -295,26 +319,30 @@ async fn header_checks(client: &HttpClient, report: &mut Report) {
     );
     report.add(f);
 
-    let (f, _) = judge_refusal(
-        Rule::GetNotAllowed,
-        "GET on the endpoint",
-        client
-            .send_raw(
-                "GET",
-                None,
-                vec![
-                    ("Accept".to_owned(), "text/event-stream".to_owned()),
-                    (
-                        header::MCP_PROTOCOL_VERSION.to_owned(),
-                        protocol::PROTOCOL_VERSION.to_owned(),
-                    ),
-                ],
-            )
-            .await,
-        405,
-        None,
-    );
-    report.add(f);
+    // A modern client's GET/DELETE (version header present): only a legacy client would expect
+    // a stream or a session end here.
+    for verb in ["GET", "DELETE"] {
+        let (f, _) = judge_refusal(
+            Rule::GetDeleteNotAllowed,
+            &format!("{verb} on the endpoint"),
+            client
+                .send_raw(
+                    verb,
+                    None,
+                    vec![
+                        ("Accept".to_owned(), header::ACCEPT_VALUE.to_owned()),
+                        (
+                            header::MCP_PROTOCOL_VERSION.to_owned(),
+                            protocol::PROTOCOL_VERSION.to_owned(),
+                        ),
+                    ],
+                )
+                .await,
+            405,
+            None,
+        );
+        report.add(f);
+    }
 }
 
 /// Tool names and the first resource URI the server lists.
@@ -1141,10 +1169,11 @@ pub async fn run_stdio(cmd: &[String], cfg: Config) -> anyhow::Result<Report> {
         Rule::HeaderMethodMissing,
         Rule::HeaderMethodMismatch,
         Rule::HeaderVersionMissing,
+        Rule::HeaderVersionMismatch,
         Rule::UnsupportedVersion,
         Rule::MissingMeta,
         Rule::UnknownMethod,
-        Rule::GetNotAllowed,
+        Rule::GetDeleteNotAllowed,
     ] {
         run.report.skip(
             rule,

@@ -66,10 +66,11 @@ pub enum Rule {
     HeaderMethodMissing,
     HeaderMethodMismatch,
     HeaderVersionMissing,
+    HeaderVersionMismatch,
     UnsupportedVersion,
     MissingMeta,
     UnknownMethod,
-    GetNotAllowed,
+    GetDeleteNotAllowed,
 }
 
 impl From<Rule> for &'static str {
@@ -79,15 +80,16 @@ impl From<Rule> for &'static str {
 }
 
 impl Rule {
-    pub const ALL: [Rule; 23] = [
+    pub const ALL: [Rule; 24] = [
         Rule::Discover,
         Rule::HeaderMethodMissing,
         Rule::HeaderMethodMismatch,
         Rule::HeaderVersionMissing,
+        Rule::HeaderVersionMismatch,
         Rule::UnsupportedVersion,
         Rule::MissingMeta,
         Rule::UnknownMethod,
-        Rule::GetNotAllowed,
+        Rule::GetDeleteNotAllowed,
         Rule::WellFormed,
         Rule::AckFirst,
         Rule::HonouredSubset,
@@ -127,10 +129,11 @@ impl Rule {
             Rule::HeaderMethodMissing => "header-method-missing",
             Rule::HeaderMethodMismatch => "header-method-mismatch",
             Rule::HeaderVersionMissing => "header-version-missing",
+            Rule::HeaderVersionMismatch => "header-version-mismatch",
             Rule::UnsupportedVersion => "unsupported-version",
             Rule::MissingMeta => "missing-meta",
             Rule::UnknownMethod => "unknown-method",
-            Rule::GetNotAllowed => "get-405",
+            Rule::GetDeleteNotAllowed => "get-delete-405",
         }
     }
 
@@ -193,6 +196,9 @@ impl Rule {
             Rule::HeaderVersionMissing => {
                 "a request without MCP-Protocol-Version is refused with HTTP 400 and -32020"
             }
+            Rule::HeaderVersionMismatch => {
+                "MCP-Protocol-Version differing from the body's _meta version is refused with HTTP 400 and -32020"
+            }
             Rule::UnsupportedVersion => {
                 "an unsupported version is refused with HTTP 400 and -32022 carrying data.supported and data.requested"
             }
@@ -200,7 +206,9 @@ impl Rule {
                 "a request missing a required _meta field is refused with HTTP 400 and -32602"
             }
             Rule::UnknownMethod => "an unknown method is answered with HTTP 404 and -32601",
-            Rule::GetNotAllowed => "GET on the MCP endpoint is answered with HTTP 405 (SHOULD)",
+            Rule::GetDeleteNotAllowed => {
+                "GET and DELETE on the MCP endpoint are answered with HTTP 405 (SHOULD)"
+            }
         }
     }
 
@@ -248,18 +256,25 @@ impl Rule {
             Rule::HeaderVersionMissing => {
                 "HTTP §Protocol Version Header, §Server Validation; PROTOCOL.md §1.2, §1.3"
             }
+            Rule::HeaderVersionMismatch => {
+                "HTTP §Protocol Version Header, §Server Validation; PROTOCOL.md §1.2, §1.3"
+            }
             Rule::UnsupportedVersion => {
                 "HTTP §Protocol Version Header; TS UnsupportedProtocolVersionError; PROTOCOL.md §1.3, §5"
             }
             Rule::MissingMeta => "BASE §_meta; PROTOCOL.md §1.3, §3",
             Rule::UnknownMethod => "HTTP §Protocol Version Header; PROTOCOL.md §1.3",
-            Rule::GetNotAllowed => "HTTP §Earlier Streamable HTTP Revisions; PROTOCOL.md §1.6",
+            Rule::GetDeleteNotAllowed => {
+                "HTTP §Earlier Streamable HTTP Revisions; PROTOCOL.md §1.6"
+            }
         }
     }
 
     pub fn level(self) -> Level {
         match self {
-            Rule::GracefulClose | Rule::AckedTypesDelivered | Rule::GetNotAllowed => Level::Should,
+            Rule::GracefulClose | Rule::AckedTypesDelivered | Rule::GetDeleteNotAllowed => {
+                Level::Should
+            }
             _ => Level::Must,
         }
     }

@@ -92,7 +92,7 @@ fn check_passes_against_the_bundled_mock_server() {
     let (code, out) = check(&[&mock.url(), "--timeout", "3"]);
     assert_eq!(code, 0, "{out}");
     let st = statuses(&out);
-    assert_eq!(st.len(), 23, "one line per rule\n{out}");
+    assert_eq!(st.len(), 24, "one line per rule\n{out}");
     for (rule, status) in &st {
         // Over HTTP the client cancel is closing the stream: nothing can be seen after it.
         let want = if rule == "nothing-after-cancel" {
@@ -103,7 +103,7 @@ fn check_passes_against_the_bundled_mock_server() {
         assert_eq!(status, want, "{rule}\n{out}");
     }
     assert!(
-        out.trim_end().ends_with("22 passed, 0 failed, 1 skipped"),
+        out.trim_end().ends_with("23 passed, 0 failed, 1 skipped"),
         "{out}"
     );
     assert!(
@@ -124,11 +124,11 @@ fn check_json_reports_every_rule_and_the_evidence() {
         .unwrap();
     assert!(out.status.success());
     let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(doc["passed"], 22);
+    assert_eq!(doc["passed"], 23);
     assert_eq!(doc["failed"], 0);
     assert_eq!(doc["skipped"], 1);
     let rules = doc["rules"].as_array().unwrap();
-    assert_eq!(rules.len(), 23);
+    assert_eq!(rules.len(), 24);
     let ack = rules.iter().find(|r| r["rule"] == "ack-first").unwrap();
     assert_eq!(ack["status"], "PASS");
     assert_eq!(ack["level"], "must");
@@ -139,13 +139,18 @@ fn check_json_reports_every_rule_and_the_evidence() {
             .contains("SUB §Acknowledgment")
     );
     // Both id types were tagged back as sent.
-    let tags: Vec<&str> = doc["findings"]
+    let tags: Vec<&str> = doc["evidence"]
         .as_array()
         .unwrap()
         .iter()
-        .filter(|f| f["rule"] == "tag-matches-id" && f["ok"] == true)
+        .filter(|f| f["rule"] == "tag-matches-id" && f["kept"] == true)
         .filter_map(|f| f["detail"].as_str())
         .collect();
+    let tag_rule = rules
+        .iter()
+        .find(|r| r["rule"] == "tag-matches-id")
+        .unwrap();
+    assert!(!tag_rule["passes"].as_array().unwrap().is_empty());
     assert!(tags.iter().any(|d| d.contains("tagged 7301,")), "{tags:?}");
     assert!(
         tags.iter()
