@@ -165,6 +165,9 @@ pub fn render_text(report: &Report) -> String {
             Status::Fail => {
                 let more = o.failures.len().saturating_sub(1);
                 s.push_str(&format!(" — {}", o.detail));
+                if o.level == validator::Level::Should && !o.detail.contains("SHOULD") {
+                    s.push_str(" [a SHOULD, not a MUST]");
+                }
                 if more > 0 {
                     s.push_str(&format!(" (+{more} more; --json lists all)"));
                 }
@@ -189,4 +192,91 @@ pub fn render_text(report: &Report) -> String {
     s.push_str(&report.summary_line());
     s.push('\n');
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use validator::{Finding, Rule};
+
+    /// The text layout scripts parse (peers' CI reads rule lines and the summary line).
+    #[test]
+    fn text_report_layout() {
+        owo_colors::set_override(false);
+        let mut r = Report::new("http://127.0.0.1:3000/mcp");
+        r.add(Finding::pass(Rule::Discover, "resultType complete"));
+        r.add(Finding::pass(Rule::AckFirst, "ack first for \"a\""));
+        r.add(Finding::fail(
+            Rule::TagMatchesId,
+            "notifications/tools/list_changed is tagged \"7301\" (string) but the listen id is 7301 (integer)",
+        ));
+        r.add(Finding::fail(Rule::TagMatchesId, "another"));
+        r.add(Finding::pass(Rule::AckedTypesDelivered, "tools delivered"));
+        r.add(Finding::fail(
+            Rule::GetDeleteNotAllowed,
+            "GET on the endpoint: expected HTTP 405, got HTTP 400",
+        ));
+        r.skip(
+            Rule::AckedTypesDelivered,
+            "the server has no tool \"test_trigger_prompt_change\"",
+        );
+        r.skip(Rule::GracefulClose, "no tool given (--close-tool)");
+        let text = render_text(&r);
+        insta::assert_snapshot!(text);
+        let (p, f, s) = r.counts();
+        assert_eq!((p, f), (3, 2));
+        assert_eq!(p + f + s, Rule::ALL.len());
+        assert!(text.ends_with(&format!("3 passed, 2 failed, {s} skipped\n")));
+        assert!(text.contains("got HTTP 400 [a SHOULD, not a MUST]\n"));
+    }
+
+    #[test]
+    fn json_report_keeps_verdicts_apart_from_evidence() {
+        let mut r = Report::new("t");
+        r.add(Finding::fail(Rule::AckFirst, "late"));
+        r.add(Finding::pass(Rule::AckFirst, "fine once"));
+        let doc = r.to_json();
+        let rules = doc["rules"].as_array().unwrap();
+        assert_eq!(rules.len(), Rule::ALL.len());
+        let ack = rules.iter().find(|x| x["rule"] == "ack-first").unwrap();
+        assert_eq!(ack["status"], "FAIL");
+        assert_eq!(ack["failures"][0], "late");
+        assert_eq!(doc["failed"], 1);
+        // Evidence never carries `ok`/`status`, so scanners for verdicts read only `rules`.
+        for e in doc["evidence"].as_array().unwrap() {
+            assert!(e.get("ok").is_none() && e.get("status").is_none());
+        }
+    }
+
+    #[test]
+    fn timeout_must_be_sane() {
+        use clap::Parser;
+        #[derive(Parser)]
+        struct T {
+            #[command(flatten)]
+            a: Args,
+        }
+        for bad in ["0", "-1", "nan", "inf", "99999"] {
+            let t = T::try_parse_from(["t", "http://x/mcp", "--timeout", bad]);
+            if let Ok(t) = t {
+                assert!(t.a.config().is_err(), "{bad}");
+            }
+        }
+        let t = T::try_parse_from(["t", "http://x/mcp", "--timeout", "2.5", "--close-tool", ""])
+            .unwrap();
+        let c = t.a.config().unwrap();
+        assert_eq!(c.timeout, Duration::from_millis(2500));
+        assert_eq!(c.close, None);
+        assert_eq!(c.tool_change.as_deref(), Some("test_trigger_tool_change"));
+        assert!(
+            T::try_parse_from(["t"]).is_err(),
+            "a URL or --stdio is required"
+        );
+        assert!(
+            T::try_parse_from(["t", "--stdio"]).is_err(),
+            "--stdio needs a command"
+        );
+        let t = T::try_parse_from(["t", "--stdio", "--", "srv", "--flag"]).unwrap();
+        assert_eq!(t.a.command, vec!["srv", "--flag"]);
+    }
 }

@@ -1397,3 +1397,99 @@ pub async fn run_stdio(cmd: &[String], cfg: Config) -> anyhow::Result<Report> {
     run.client.close(Duration::from_secs(2)).await.ok();
     Ok(report)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::check::wire::{Exchange, RawRequest, RawResponse};
+
+    fn reply(status: u16, body: Value) -> anyhow::Result<Exchange> {
+        Ok(Exchange {
+            request: RawRequest {
+                method: "POST".into(),
+                url: "http://127.0.0.1:1/mcp".into(),
+                headers: vec![],
+                body: String::new(),
+            },
+            response: RawResponse {
+                status,
+                headers: vec![("Mcp-Session-Id".into(), "abc".into())],
+            },
+            body: body.to_string(),
+            events: vec![WireEvent::Frame {
+                raw: body.to_string(),
+                message: body,
+            }],
+        })
+    }
+
+    #[test]
+    fn discover_needs_result_type_versions_and_server_info_in_meta() {
+        let good = json!({"jsonrpc": "2.0", "id": 1, "result": {
+            "resultType": "complete", "supportedVersions": ["2026-07-28"],
+            "capabilities": {}, "ttlMs": 0, "cacheScope": "public",
+            "_meta": {meta::SERVER_INFO: {"name": "s", "version": "1"}}}});
+        assert!(judge_discover(Some(200), Some(&good)).ok);
+        let old_shape = json!({"jsonrpc": "2.0", "id": 1, "result": {
+            "supportedVersions": ["2025-11-25"], "serverInfo": {"name": "s", "version": "1"}}});
+        let f = judge_discover(Some(200), Some(&old_shape));
+        assert!(!f.ok);
+        assert!(f.detail.contains("resultType is missing"), "{}", f.detail);
+        assert!(f.detail.contains("lacks 2026-07-28"), "{}", f.detail);
+        assert!(f.detail.contains("top-level"), "{}", f.detail);
+        let err = json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32601, "message": "nope"}});
+        let f = judge_discover(Some(404), Some(&err));
+        assert!(
+            !f.ok && f.detail.contains("HTTP 404 with error -32601"),
+            "{}",
+            f.detail
+        );
+    }
+
+    #[test]
+    fn refusals_need_both_the_status_and_the_code() {
+        let e =
+            |code: i64| json!({"jsonrpc": "2.0", "id": 1, "error": {"code": code, "message": "m"}});
+        let (f, _) = judge_refusal(
+            Rule::HeaderMethodMissing,
+            "x",
+            reply(400, e(-32020)),
+            400,
+            Some(-32020),
+        );
+        assert!(f.ok);
+        let (f, _) = judge_refusal(
+            Rule::HeaderMethodMissing,
+            "x",
+            reply(400, e(-32600)),
+            400,
+            Some(-32020),
+        );
+        assert!(!f.ok);
+        assert!(
+            f.detail.contains("got HTTP 400 with error -32600"),
+            "{}",
+            f.detail
+        );
+        assert!(
+            f.detail.contains("minted Mcp-Session-Id: abc"),
+            "{}",
+            f.detail
+        );
+        let ok = json!({"jsonrpc": "2.0", "id": 1, "result": {"resultType": "complete"}});
+        let (f, _) = judge_refusal(Rule::MissingMeta, "x", reply(200, ok), 400, Some(-32602));
+        assert!(
+            !f.ok && f.detail.contains("HTTP 200 with a result"),
+            "{}",
+            f.detail
+        );
+        let (f, _) = judge_refusal(
+            Rule::UnknownMethod,
+            "x",
+            Err(anyhow::anyhow!("no complete reply within 1.0 s")),
+            404,
+            Some(-32601),
+        );
+        assert!(!f.ok && f.detail.contains("within 1.0 s"));
+    }
+}

@@ -301,3 +301,30 @@ fn check_rejects_a_bad_url_and_timeout() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--timeout"));
 }
+
+#[test]
+fn colour_only_when_asked_or_on_a_terminal() {
+    let mock = Mock::start(&[]);
+    let url = mock.url();
+    // Piped output: no colour by default.
+    let (_, plain) = check(&[&url, "--timeout", "2", "--close-tool", ""]);
+    assert!(!plain.contains('\u{1b}'), "{plain}");
+    let out = mcp_tutor()
+        .env_remove("NO_COLOR")
+        .args([
+            "--color",
+            "always",
+            "check",
+            &url,
+            "--timeout",
+            "2",
+            "--close-tool",
+            "",
+        ])
+        .output()
+        .unwrap();
+    let coloured = String::from_utf8_lossy(&out.stdout);
+    assert!(coloured.contains("\u{1b}[32mPASS\u{1b}[39m"), "{coloured}");
+    // The summary line stays plain for scripts.
+    assert!(coloured.lines().last().unwrap().ends_with(" skipped"));
+}
