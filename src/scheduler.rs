@@ -443,6 +443,32 @@ mod tests {
     }
 
     #[test]
+    fn the_study_day_turns_over_at_four_in_the_morning_local_time() {
+        let local = |d: u32, h: u32, m: u32| {
+            let naive = NaiveDate::from_ymd_opt(2026, 11, d)
+                .unwrap()
+                .and_hms_opt(h, m, 0)
+                .unwrap();
+            Local
+                .from_local_datetime(&naive)
+                .earliest()
+                .unwrap()
+                .with_timezone(&Utc)
+        };
+        // A late-night session still belongs to the day it started in...
+        assert_eq!(day_index(local(29, 23, 0)), day_index(local(30, 3, 59)));
+        // ...and 04:00 starts the next one.
+        assert_eq!(day_index(local(30, 4, 0)), day_index(local(30, 3, 59)) + 1);
+        assert_eq!(day_start(day_index(local(30, 12, 0))), local(30, 4, 0));
+        // A card graduated with `easy` late at night is due at 04:00 eight study days on.
+        let s = Scheduler::new(0.9).unwrap();
+        let easy = s.review(None, Rating::Easy, local(30, 2, 0));
+        assert_eq!(easy.due, local(29, 4, 0) + Duration::days(8));
+        assert!(s.is_due(&easy, local(29, 4, 0) + Duration::days(8)));
+        assert!(!s.is_due(&easy, local(29, 3, 59) + Duration::days(8)));
+    }
+
+    #[test]
     fn parse_ratings() {
         assert_eq!(parse_rating("G"), Some(Rating::Good));
         assert_eq!(parse_rating("4"), Some(Rating::Easy));

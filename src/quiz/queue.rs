@@ -23,6 +23,14 @@ fn selected(args: &Args, deck: &str, key: &str, tags: &[String]) -> bool {
         && (args.cards.is_empty() || args.cards.iter().any(|c| c == key))
 }
 
+/// Whether the --deck/--tag/--card filters match any loaded card at all.
+pub fn any_match(args: &Args, lib: &Library) -> bool {
+    lib.cards().any(|(d, c)| {
+        let key = format!("{}/{}", d.meta.id, c.id);
+        selected(args, &d.meta.id, &key, &c.tags)
+    })
+}
+
 /// The moment predictions are made for: midday of the exam date, else now.
 pub fn horizon(args: &Args, now: DateTime<Utc>) -> DateTime<Utc> {
     match args.exam {

@@ -192,6 +192,11 @@ impl Session {
         if self.lib.cards().next().is_none() {
             anyhow::bail!("no cards loaded: check the deck errors above, or pass --decks DIR");
         }
+        if !queue::any_match(&self.args, &self.lib) {
+            anyhow::bail!(
+                "no card matches --deck/--tag/--card: `mcp-tutor decks list` shows the deck ids, cards and tags"
+            );
+        }
         if self.queue.is_empty() && !self.nothing_due(input)? {
             return Ok(());
         }

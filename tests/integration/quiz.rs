@@ -456,3 +456,20 @@ fn sigkill_mid_session_loses_no_rated_review() {
     let out = session(home.path(), DAY1, &["--deck", "qz"], "quit\n");
     assert!(out.contains("] qz/name-key"), "{out}");
 }
+
+#[test]
+fn filters_that_match_nothing_are_an_error_that_says_where_to_look() {
+    let home = tempfile::tempdir().unwrap();
+    tutor(home.path(), DAY1)
+        .args(["quiz", "cram", "--tag", "no-such-tag"])
+        .write_stdin("")
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("mcp-tutor decks list"));
+    tutor(home.path(), DAY1)
+        .args(["quiz", "--card", "qz/no-such-card"])
+        .write_stdin("")
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("no card `qz/no-such-card`"));
+}
