@@ -383,9 +383,13 @@ impl Session {
         let mut shown_points: usize = 0;
         let single = self.args.interviewer || render::single_line(card.kind);
         loop {
-            let secs = started.elapsed().as_secs();
+            let secs = self.measured(started) as u64;
             let prompt = if self.screen.plain {
-                format!("answer ({secs} s of {basics}/{solid} s)> ")
+                if lines.is_empty() {
+                    format!("answer (targets {basics} s / {solid} s)> ")
+                } else {
+                    format!("answer, {secs} s so far> ")
+                }
             } else if lines.is_empty() {
                 // The clock starts with the question; later lines show the time so far.
                 format!("[targets {basics}s·{solid}s] > ")
