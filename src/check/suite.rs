@@ -505,6 +505,23 @@ impl HttpRun {
                     }
                     return open;
                 }
+                let buffering = s.response.header(header::X_ACCEL_BUFFERING);
+                self.report.add(match buffering {
+                    Some(v) if v.trim().eq_ignore_ascii_case("no") => Finding::pass(
+                        Rule::SseNoBuffering,
+                        format!("listen {id}: text/event-stream with X-Accel-Buffering: no"),
+                    ),
+                    other => Finding::fail(
+                        Rule::SseNoBuffering,
+                        format!(
+                            "listen {id}: the SSE response has {}",
+                            match other {
+                                Some(v) => format!("X-Accel-Buffering: {v}, not no"),
+                                None => "no X-Accel-Buffering: no header".to_owned(),
+                            }
+                        ),
+                    ),
+                });
                 open.stream = Some(s);
             }
             Err(e) => {
@@ -1118,7 +1135,11 @@ impl StdioRun {
                 self.v
                     .subscription(id)
                     .and_then(|s| s.acked.as_ref())
-                    .is_some_and(|a| kind.is_some_and(|k| a.wants(k, None)))
+                    .is_some_and(|a| match kind {
+                        Some(protocol::NotificationKind::ResourceUpdated) => !a.uris().is_empty(),
+                        Some(k) => a.wants(k, None),
+                        None => false,
+                    })
             })
             .map(|(id, n)| (id.clone(), *n))
             .collect();
@@ -1174,6 +1195,7 @@ pub async fn run_stdio(cmd: &[String], cfg: Config) -> anyhow::Result<Report> {
         Rule::MissingMeta,
         Rule::UnknownMethod,
         Rule::GetDeleteNotAllowed,
+        Rule::SseNoBuffering,
     ] {
         run.report.skip(
             rule,
@@ -1205,21 +1227,32 @@ pub async fn run_stdio(cmd: &[String], cfg: Config) -> anyhow::Result<Report> {
         },
         Err(e) => tools_error = e,
     }
+    let resource = match run.request(method::RESOURCES_LIST, json!({})).await {
+        Ok(r) => r
+            .get("result")
+            .and_then(|res| names_in(res, "resources", "uri").into_iter().next()),
+        Err(_) => None,
+    };
     let cat = Catalogue {
         tools,
         tools_error,
-        resource: None,
+        resource,
     };
 
     let a = RequestId::from("mcp-tutor-check-a");
     let b = RequestId::Int(7301);
     let c = RequestId::from("mcp-tutor-check-c");
+    let d = RequestId::from("mcp-tutor-check-d");
     let mut opened = Vec::new();
-    for (id, f) in [
+    let mut listens = vec![
         (a.clone(), filter(true, true, &[])),
         (b.clone(), filter(true, false, &[])),
         (c.clone(), filter(false, true, &[])),
-    ] {
+    ];
+    if let Some(uri) = &cat.resource {
+        listens.push((d.clone(), filter(false, false, &[uri, BOGUS_URI])));
+    }
+    for (id, f) in listens {
         match run.listen(id.clone(), &f).await {
             Ok(()) => opened.push(id),
             Err(e) => anyhow::bail!("could not write the listen request: {e}"),
@@ -1285,10 +1318,32 @@ pub async fn run_stdio(cmd: &[String], cfg: Config) -> anyhow::Result<Report> {
         }
         Err(e) => skip_delivery(&mut run.report, &e),
     }
-    run.report.skip(
-        Rule::UpdatedHasUri,
-        "the stdio run does not subscribe to resources (the HTTP run does)",
-    );
+    match (
+        &cat.resource,
+        trigger(&cat, &cfg.resource_update, "--resource-update-tool"),
+    ) {
+        (Some(uri), Ok(tool)) => {
+            let before = run.delivered(&d, method::RESOURCES_UPDATED);
+            match run.call_tool(tool, json!({"uri": uri})).await {
+                Ok(()) => {
+                    run.expect_delivery(
+                        std::slice::from_ref(&d),
+                        &[before],
+                        method::RESOURCES_UPDATED,
+                        &format!("calling {tool} for {uri}"),
+                    )
+                    .await;
+                    run.pump(grace, |_| false).await;
+                }
+                Err(e) => run.report.skip(Rule::UpdatedHasUri, e),
+            }
+        }
+        (None, _) => run.report.skip(
+            Rule::UpdatedHasUri,
+            "resources/list offered no resource to subscribe to",
+        ),
+        (_, Err(e)) => run.report.skip(Rule::UpdatedHasUri, e),
+    }
 
     // Client cancel on stdio: notifications/cancelled, then a change must not reach B.
     match (&tool_trigger, run.acked(&b)) {
@@ -1338,7 +1393,7 @@ pub async fn run_stdio(cmd: &[String], cfg: Config) -> anyhow::Result<Report> {
             Ok(()) => {
                 let t = cfg.timeout;
                 let deadline = Instant::now() + t;
-                let open: Vec<RequestId> = [&a, &c]
+                let open: Vec<RequestId> = [&a, &c, &d]
                     .into_iter()
                     .filter(|id| run.v.subscription(id).is_some_and(|s| s.acked.is_some()))
                     .cloned()
@@ -1385,7 +1440,7 @@ pub async fn run_stdio(cmd: &[String], cfg: Config) -> anyhow::Result<Report> {
 
     no_result_skips(&mut run.report);
     // Polite shutdown; whatever is still open is the client's to cancel, not an abrupt end.
-    for id in [&a, &c] {
+    for id in [&a, &c, &d] {
         if run.v.subscription(id).is_some_and(|s| s.is_open()) {
             let fs = run.v.observe(&Event::ClientCancelled { id: id.clone() });
             run.report.extend(fs);
@@ -1393,7 +1448,7 @@ pub async fn run_stdio(cmd: &[String], cfg: Config) -> anyhow::Result<Report> {
     }
     let frames = run.frames;
     let mut report = run.report;
-    judge_watch_rules(&mut report, frames, 3);
+    judge_watch_rules(&mut report, frames, opened.len());
     run.client.close(Duration::from_secs(2)).await.ok();
     Ok(report)
 }

@@ -60,6 +60,7 @@ pub enum Rule {
     NothingAfterCancel,
     GracefulClose,
     // Judged by `mcp-tutor check` from whole exchanges.
+    SseNoBuffering,
     ConcurrentStreams,
     AckedTypesDelivered,
     Discover,
@@ -80,7 +81,7 @@ impl From<Rule> for &'static str {
 }
 
 impl Rule {
-    pub const ALL: [Rule; 24] = [
+    pub const ALL: [Rule; 25] = [
         Rule::Discover,
         Rule::HeaderMethodMissing,
         Rule::HeaderMethodMismatch,
@@ -90,6 +91,7 @@ impl Rule {
         Rule::MissingMeta,
         Rule::UnknownMethod,
         Rule::GetDeleteNotAllowed,
+        Rule::SseNoBuffering,
         Rule::WellFormed,
         Rule::AckFirst,
         Rule::HonouredSubset,
@@ -123,6 +125,7 @@ impl Rule {
             Rule::NothingAfterResult => "nothing-after-result",
             Rule::NothingAfterCancel => "nothing-after-cancel",
             Rule::GracefulClose => "graceful-close",
+            Rule::SseNoBuffering => "sse-no-buffering",
             Rule::ConcurrentStreams => "concurrent-streams",
             Rule::AckedTypesDelivered => "acked-types-delivered",
             Rule::Discover => "discover",
@@ -177,6 +180,9 @@ impl Rule {
             }
             Rule::GracefulClose => {
                 "a server that ends a subscription answers the listen request with its result (SHOULD), rather than dropping the stream"
+            }
+            Rule::SseNoBuffering => {
+                "a listen stream is a text/event-stream response with X-Accel-Buffering: no (SHOULD), so proxies do not hold back the ack"
             }
             Rule::ConcurrentStreams => {
                 "concurrent subscriptions each get their own ack and tag, keyed by their own request id"
@@ -244,6 +250,7 @@ impl Rule {
                 "HTTP §Cancellation; STDIO §Cancellation; PROTOCOL.md §1.5, §4.11 #7"
             }
             Rule::GracefulClose => "SUB §Graceful Closure, §Cancellation; PROTOCOL.md §4.9",
+            Rule::SseNoBuffering => "HTTP §Receiving Messages; PROTOCOL.md §1.4",
             Rule::ConcurrentStreams => {
                 "SUB §Multiple Concurrent Subscriptions; PROTOCOL.md §4.6, §4.7"
             }
