@@ -249,7 +249,7 @@ fn check_over_stdio_fails_naming_the_rule_each_fault_breaks() {
                 let r = check(&[
                     "--stdio",
                     "--timeout",
-                    "1",
+                    "2",
                     "--",
                     &exe,
                     "serve",
@@ -257,7 +257,7 @@ fn check_over_stdio_fails_naming_the_rule_each_fault_breaks() {
                     "--fault",
                     &name,
                     "--ack-delay",
-                    "3000",
+                    "5000",
                 ]);
                 (f, r)
             })
