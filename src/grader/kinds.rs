@@ -85,7 +85,7 @@ fn text_position(a: &Analysis, text: &str) -> Option<(usize, usize)> {
         exact: Vec::new(),
         all: vec![text.replace('|', " ")],
     });
-    if let Some(m) = rules::match_rule(a, &rule, Mode::Point, &[]) {
+    if let Some(m) = rules::match_rule(a, &rule, Mode::Plain, &[]) {
         return Some((m.start, m.end));
     }
     // Option texts often are identifiers (`notifications/cancelled`).

@@ -1,7 +1,7 @@
 //! Matching a card's rules against an analysed answer: concept groups, exact identifiers,
 //! negation scope and guards, near misses.
 
-use super::text::{Analysis, Token, canon, is_stopword, stem, typo_close};
+use super::text::{self, Analysis, Token, canon, is_stopword, stem, typo_close};
 use crate::deck::model::MatchRule;
 
 /// One word of a concept alternative, analysed like the answer's words.
@@ -245,6 +245,8 @@ pub struct RuleMatch {
 pub enum Mode {
     Point,
     Flag,
+    /// Where a text occurs, negated or not (option and item texts; the caller judges).
+    Plain,
 }
 
 /// One place a group (or the rule's exact identifiers) matched.
@@ -291,7 +293,7 @@ pub fn match_rule(a: &Analysis, rule: &Rule, mode: Mode, guards: &[Group]) -> Op
     if rule.is_empty() {
         return None;
     }
-    let typos = mode == Mode::Point;
+    let typos = mode != Mode::Flag;
     let exact_hits: Vec<ExactHit> = rule
         .exact
         .iter()
@@ -324,15 +326,31 @@ pub fn match_rule(a: &Analysis, rule: &Rule, mode: Mode, guards: &[Group]) -> Op
             .iter()
             .filter_map(|o| o.first().copied())
             .collect();
-        if mode == Mode::Point {
-            return Some(rule_match(&earliest));
-        }
         let own: Vec<usize> = per_group
             .iter()
             .flatten()
             .flat_map(|o| o.first..o.end_tok)
             .collect();
-        if guarded(a, s, &own, guards) {
+        if mode == Mode::Plain {
+            return Some(rule_match(&earliest));
+        }
+        if mode == Mode::Point {
+            // "not mandatory" does not say "mandatory": skip occurrences denied right before
+            // them, unless the card's own alternatives hold the negation.
+            let affirmed: Option<Vec<Occ>> = per_group
+                .iter()
+                .map(|occ| {
+                    occ.iter()
+                        .find(|o| !denied_just_before(a, o, &own))
+                        .copied()
+                })
+                .collect();
+            match affirmed {
+                Some(occ) => return Some(rule_match(&occ)),
+                None => continue,
+            }
+        }
+        if a.is_question(s) || guarded(a, s, &own, guards) {
             continue;
         }
         let affirmed_each: Option<Vec<Occ>> = per_group
@@ -352,12 +370,57 @@ pub fn match_rule(a: &Analysis, rule: &Rule, mode: Mode, guards: &[Group]) -> Op
             let main_denied = cand
                 .iter()
                 .any(|o| !a.is_subordinate(o.clause) && clause_negated(a, o.clause, &own));
-            if !first_denied && !main_denied {
+            let last_clause = cand.iter().map(|o| o.clause).max().unwrap_or(0);
+            if !first_denied && !main_denied && !denied_by_tail(a, last_clause) {
                 return Some(rule_match(&cand));
             }
         }
     }
     None
+}
+
+/// Words whose meaning a preceding "not" flips outright ("not mandatory", "not first"). Other
+/// words keep their point when denied, because answers contrast them ("a missing `_meta`
+/// field, not a header mismatch" still says what a header mismatch is for).
+const POLAR: &[&str] = &[
+    "must",
+    "should",
+    "shall",
+    "may",
+    "first",
+    "before",
+    "after",
+    "every",
+    "always",
+    "only",
+    "allowed",
+    "permitted",
+    "forbidden",
+    "optional",
+    "supported",
+    "mandatory",
+    "required",
+    "guaranteed",
+    "sent",
+    "carry",
+    "carries",
+    "include",
+    "includes",
+];
+
+/// A negation cue in the three words before `o`, in its clause ("is not mandatory",
+/// "never comes first"), when `o` starts with a word a negation flips.
+fn denied_just_before(a: &Analysis, o: &Occ, own: &[usize]) -> bool {
+    let Some(head) = a.tokens.get(o.first) else {
+        return false;
+    };
+    let polar = POLAR
+        .iter()
+        .any(|w| text::canon(&text::stem(w)) == head.canon);
+    polar
+        && (o.first.saturating_sub(3)..o.first)
+            .filter(|&j| a.tokens[j].clause == o.clause && !own.contains(&j))
+            .any(|j| is_negation(a, j))
 }
 
 fn rule_match(occ: &[Occ]) -> RuleMatch {
@@ -404,7 +467,68 @@ const NEGATIONS: &[&str] = &[
     "shouldnt",
     "mustnt",
     "neednt",
+    "different",
+    "differs",
+    "opposed",
+    "contrast",
+    "versus",
+    "vs",
+    "confuse",
+    "confused",
+    "confusing",
 ];
+
+/// Words a short denying tail may consist of ("..., but it isn't.", "That's wrong.").
+fn tail_word(a: &Analysis, i: usize) -> bool {
+    let w = a.tokens[i].norm.as_str();
+    is_stopword(w)
+        || is_negation(a, i)
+        || matches!(
+            w,
+            "but"
+                | "that's"
+                | "isn't"
+                | "true"
+                | "correct"
+                | "right"
+                | "case"
+                | "so"
+                | "really"
+                | "actually"
+                | "does"
+                | "do"
+                | "of"
+                | "course"
+                | "however"
+                | "though"
+                | "quite"
+                | "at"
+                | "all"
+                | "obviously"
+                | "which"
+        )
+}
+
+/// Whether the clause right after `clause` only denies what came before ("it's a handshake,
+/// but it isn't", "It replays them. That's wrong.").
+fn denied_by_tail(a: &Analysis, clause: usize) -> bool {
+    let Some(next) = a
+        .tokens
+        .iter()
+        .map(|t| t.clause)
+        .filter(|&c| c > clause)
+        .min()
+    else {
+        return false;
+    };
+    let tail: Vec<usize> = (0..a.tokens.len())
+        .filter(|&i| a.tokens[i].clause == next)
+        .collect();
+    !tail.is_empty()
+        && tail.len() <= 6
+        && tail.iter().all(|&i| tail_word(a, i))
+        && tail.iter().any(|&i| is_negation(a, i))
+}
 
 /// Built-in negation cues: a flag mention in the same clause as one of these is being denied.
 pub fn is_negation(a: &Analysis, i: usize) -> bool {
@@ -419,6 +543,10 @@ pub fn is_negation(a: &Analysis, i: usize) -> bool {
             !next.is_some_and(|n| matches!(n.norm.as_str(), "only" | "just" | "merely" | "simply"))
         }
         "rather" => next.is_some_and(|n| n.norm == "than"),
+        // "nothing but", "no other than": an "only", not a denial.
+        "nothing" | "none" | "no" => {
+            !next.is_some_and(|n| matches!(n.norm.as_str(), "but" | "except" | "other"))
+        }
         _ => NEGATIONS.contains(&w) || w.ends_with("n't"),
     }
 }
@@ -582,7 +710,16 @@ mod tests {
             Mode::Flag
         ));
         assert!(hits("It is not only a handshake.", &r, Mode::Flag));
+        assert!(hits("It is not a handshake.", &r, Mode::Plain));
+        // Contrast keeps a point ("a missing field, not a header mismatch")...
         assert!(hits("It is not a handshake.", &r, Mode::Point));
+        // ...but a denied obligation or order is not the point, unless the card's words hold
+        // the negation.
+        let must = rule(&[], &["must|mandatory"]);
+        assert!(!hits("The ack isn't mandatory.", &must, Mode::Point));
+        assert!(hits("Not optional: it is mandatory.", &must, Mode::Point));
+        let no_replay = rule(&[], &["no|nothing|never", "replay"]);
+        assert!(hits("Nothing is replayed.", &no_replay, Mode::Point));
         let r = rule(&[], &["replay"]);
         assert!(!hits(
             "Nothing is replayed after a reconnect.",

@@ -37,6 +37,8 @@ pub struct Analysis {
     /// Clauses opened by a subordinating word ("because Mcp-Session-Id is not allowed"): a
     /// negation inside one stays local to it.
     subordinate: Vec<usize>,
+    /// Sentences that end with `?`: a question asserts nothing.
+    questions: Vec<usize>,
 }
 
 /// Characters NFKC leaves alone but people type for the same thing.
@@ -106,12 +108,19 @@ impl Analysis {
         // Sentence and clause boundaries from punctuation.
         let mut sentence_starts = vec![0];
         let mut clause_starts = vec![0];
+        let mut questions = Vec::new();
         let chars: Vec<(usize, char)> = norm.char_indices().collect();
         for (k, &(_, c)) in chars.iter().enumerate() {
             let next = chars.get(k + 1).map(|&(_, n)| n);
             let after = chars.get(k + 1).map_or(norm.len(), |&(i, _)| i);
             match c {
-                '.' | '!' | '?' if next.is_none_or(char::is_whitespace) => {
+                '.' | '!' | '?'
+                    if next.is_none_or(char::is_whitespace)
+                        && !(c == '.' && after_abbreviation(&chars[..k])) =>
+                {
+                    if c == '?' {
+                        questions.push(sentence_starts.len());
+                    }
                     sentence_starts.push(after);
                     clause_starts.push(after);
                 }
@@ -178,8 +187,15 @@ impl Analysis {
             });
             k = j;
         }
-        for t in &tokens {
-            if CONJUNCTIONS.contains(&t.norm.as_str()) {
+        for (i, t) in tokens.iter().enumerate() {
+            // "nothing but JSON-RPC" is one thought ("only JSON-RPC"), not two clauses.
+            let idiom = t.norm == "but"
+                && i > 0
+                && matches!(
+                    tokens[i - 1].norm.as_str(),
+                    "nothing" | "none" | "anything" | "everything" | "all" | "no"
+                );
+            if CONJUNCTIONS.contains(&t.norm.as_str()) && !idiom {
                 clause_starts.push(t.start);
             }
         }
@@ -194,6 +210,7 @@ impl Analysis {
             sentence_starts,
             clause_starts,
             subordinate: Vec::new(),
+            questions,
         };
         for i in 0..a.tokens.len() {
             let at = a.tokens[i].start;
@@ -212,6 +229,10 @@ impl Analysis {
 
     pub fn clause_of(&self, at: usize) -> usize {
         self.clause_starts.partition_point(|&s| s <= at)
+    }
+
+    pub fn is_question(&self, sentence: usize) -> bool {
+        self.questions.contains(&sentence)
     }
 
     pub fn is_subordinate(&self, clause: usize) -> bool {
@@ -234,6 +255,25 @@ impl Analysis {
     pub fn token_at(&self, at: usize) -> usize {
         self.tokens.partition_point(|t| t.start < at)
     }
+}
+
+/// Whether the text before a `.` ends with an abbreviation ("e.g.", "vs."), which ends no
+/// sentence.
+fn after_abbreviation(before: &[(usize, char)]) -> bool {
+    let word: String = before
+        .iter()
+        .rev()
+        .map(|&(_, c)| c)
+        .take_while(|c| c.is_alphabetic() || *c == '.')
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .collect::<String>()
+        .to_lowercase();
+    matches!(
+        word.as_str(),
+        "e.g" | "i.e" | "eg" | "ie" | "vs" | "etc" | "cf" | "approx" | "resp" | "incl" | "esp"
+    )
 }
 
 /// After a newline, a bullet or a numbered item (or a blank line) starts a new statement.

@@ -184,6 +184,12 @@ fn negated_misconceptions_do_not_fire() {
         "The subscription id lives in _meta rather than a header.",
         "The id is in _meta, not in an HTTP header.",
         "It's no longer an initialize-style handshake: that was removed.",
+        "Some call it a handshake, but it isn't.",
+        "Is it a handshake? No, it is per stream.",
+        "It is different from the initialize handshake.",
+        "Replays after a reconnect? Never.",
+        "People expect missed notifications to be replayed. That is wrong.",
+        "Don't expect a replay, e.g. after a reconnect.",
     ] {
         let g = grade("demo/ack-first", answer);
         assert!(g.red_flags.is_empty(), "{answer}\n{:#?}", g.red_flags);
@@ -193,6 +199,18 @@ fn negated_misconceptions_do_not_fire() {
 #[test]
 fn affirmed_misconceptions_fire_and_fail() {
     for (answer, flag) in [
+        // A negation in a reason clause does not deny the main claim.
+        (
+            "The ack is a handshake because nothing works without it.",
+            "handshake",
+        ),
+        (
+            "After a reconnect the server replays what was missed, so nothing is lost.",
+            "replayed",
+        ),
+        ("It's a handshake, not a heartbeat.", "handshake"),
+        ("It's a handshake, e.g. like initialize.", "handshake"),
+        ("It is nothing but a handshake.", "handshake"),
         ("The ack is a handshake like initialize.", "handshake"),
         ("Unlike a heartbeat, the ack is a handshake.", "handshake"),
         (
@@ -216,6 +234,21 @@ fn affirmed_misconceptions_fire_and_fail() {
         assert_eq!(&answer[f.span.start..f.span.end], f.span.text);
         assert!(!f.correction.is_empty() && !f.spec.is_empty());
     }
+}
+
+#[test]
+fn a_denied_obligation_is_not_the_point() {
+    let g = grade(
+        "demo/ack-first",
+        "notifications/subscriptions/acknowledged is not mandatory and it is not the first message.",
+    );
+    assert!(!hit(&g, "mandatory, before"), "{g:#?}");
+    // Contrast keeps a point: "not even after a reconnect" still says nothing is replayed.
+    let g = grade(
+        "demo/ack-replay",
+        "Nothing is replayed, not even after a reconnect; re-list.",
+    );
+    assert_eq!(g.verdict, Verdict::Pass, "{g:#?}");
 }
 
 #[test]
