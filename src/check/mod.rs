@@ -31,27 +31,32 @@ use report::{Report, Status};
 
 #[derive(Debug, clap::Args)]
 #[command(
-    about = "Check any MCP 2026-07-28 server against the subscription rules",
-    long_about = "Check any MCP 2026-07-28 server against the subscription rules.\n\n\
-        Talks to the server like a careful client, then prints one line per rule: PASS, FAIL \
-        (with what was seen) or SKIP (with why), each with its spec reference, and a summary \
-        `N passed, M failed, K skipped`. Exits 1 when any rule fails.\n\n\
-        It checks server/discover; the header and version errors (HTTP 400 with -32020 / -32022 \
-        / -32602, 404 with -32601, 405 for GET); and subscriptions/listen end to end: the \
-        acknowledgement first, tagged with the listen request's own id (a string id and an \
-        integer id, JSON type included), the honoured subset, filtering, two streams at once, \
-        the tag on every notification, and the graceful close result's exact shape.\n\n\
-        Changes are caused by calling the server's own tools (the names the official \
-        conformance suite uses by default); a check whose tool the server lacks is SKIPPED, \
-        never passed. Every wait is bounded by --timeout, so a broken server cannot hang it.",
     after_help = "Examples:\n  \
         mcp-tutor serve --port 3000 &   mcp-tutor check http://127.0.0.1:3000/mcp\n  \
         mcp-tutor check --stdio -- mcp-tutor serve --stdio\n  \
+        mcp-tutor check --json http://127.0.0.1:3000/mcp | jq '.rules[] | select(.status==\"FAIL\")'",
+    after_long_help = "Talks to the server like a careful client, then prints one line per rule: PASS, FAIL \
+        (with what was seen) or SKIP (with why), each with its spec reference, and a summary \
+        `N passed, M failed, K skipped`. Exits 1 when any rule fails, 2 when the server cannot \
+        be reached.\n\n\
+        It checks server/discover; the header and version errors (HTTP 400 with -32020 / -32022 \
+        / -32602, 404 with -32601, 405 for GET and DELETE); and subscriptions/listen end to end: \
+        the acknowledgement first, tagged with the listen request's own id (a string id and an \
+        integer id, JSON type included), the honoured subset, filtering, several streams at once, \
+        the tag on every notification, and the graceful close result's exact shape. Over stdio \
+        it also cancels one subscription with notifications/cancelled and checks that nothing \
+        more arrives for it.\n\n\
+        Changes are caused by calling the server's own tools (by default the names the official \
+        conformance suite uses); a check whose tool the server lacks is SKIPPED, never passed. \
+        Every wait is bounded by --timeout, so a broken server cannot hang it.\n\n\
+        Examples:\n  \
+        mcp-tutor serve --port 3000 &   mcp-tutor check http://127.0.0.1:3000/mcp\n  \
+        mcp-tutor check --stdio -- mcp-tutor serve --stdio --fault untagged\n  \
         mcp-tutor check --json http://127.0.0.1:3000/mcp | jq '.rules[] | select(.status==\"FAIL\")'"
 )]
 pub struct Args {
     /// The server's MCP endpoint, e.g. http://127.0.0.1:3000/mcp
-    #[arg(value_name = "URL", required_unless_present = "stdio")]
+    #[arg(value_name = "URL", required_unless_present_any = ["stdio", "list_rules"])]
     pub url: Option<String>,
     /// Check a stdio server instead: give its command line after `--`.
     #[arg(long, conflicts_with = "url", requires = "command")]
@@ -62,7 +67,10 @@ pub struct Args {
     /// Seconds to wait for anything (a reply, an acknowledgement, a notification).
     #[arg(long, default_value_t = 5.0, value_name = "SECONDS")]
     pub timeout: f64,
-    /// Print one JSON document (rules, counts, every finding) instead of text.
+    /// List every rule (name, MUST/SHOULD, what it means, where the spec says it) and exit.
+    #[arg(long)]
+    pub list_rules: bool,
+    /// Print one JSON document (every rule with its evidence, the counts) instead of text.
     #[arg(long)]
     pub json: bool,
     /// Tool that changes the server's tool list ("" to skip those checks).
@@ -130,8 +138,12 @@ pub fn execute(args: &Args) -> anyhow::Result<Report> {
 }
 
 pub fn run(args: Args, _g: &Global) -> anyhow::Result<ExitCode> {
-    let report = execute(&args)?;
     let mut out = std::io::stdout().lock();
+    if args.list_rules {
+        write!(out, "{}", render_rules(args.json)?)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let report = execute(&args)?;
     if args.json {
         writeln!(out, "{}", serde_json::to_string_pretty(&report.to_json())?)?;
     } else {
@@ -143,6 +155,35 @@ pub fn run(args: Args, _g: &Global) -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// `--list-rules`: every rule with its level, meaning and spec reference.
+pub fn render_rules(json: bool) -> anyhow::Result<String> {
+    use validator::{Level, Rule};
+    if json {
+        let rules: Vec<_> = Rule::ALL
+            .iter()
+            .map(|r| {
+                serde_json::json!({"rule": r.name(), "level": r.level(), "title": r.title(), "spec": r.spec()})
+            })
+            .collect();
+        return Ok(format!("{}\n", serde_json::to_string_pretty(&rules)?));
+    }
+    let mut s = String::new();
+    for r in Rule::ALL {
+        let level = match r.level() {
+            Level::Must => "MUST",
+            Level::Should => "SHOULD",
+        };
+        s.push_str(&format!(
+            "{:<24} {level:<6}  {}\n{:<33}({})\n",
+            r.name(),
+            r.title(),
+            "",
+            r.spec()
+        ));
+    }
+    Ok(s)
 }
 
 /// The text report: `check <target>`, one `STATUS  rule  (spec)` line per rule (with ` — detail`

@@ -377,3 +377,29 @@ fn colour_only_when_asked_or_on_a_terminal() {
     // The summary line stays plain for scripts.
     assert!(coloured.lines().last().unwrap().ends_with(" skipped"));
 }
+
+#[test]
+fn list_rules_names_every_rule_with_its_level_and_spec() {
+    let out = mcp_tutor()
+        .args(["check", "--list-rules"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    for name in [
+        "ack-first",
+        "tag-matches-id",
+        "close-result-shape",
+        "nothing-after-cancel",
+    ] {
+        assert!(text.lines().any(|l| l.starts_with(name)), "{name}\n{text}");
+    }
+    assert!(text.contains("graceful-close           SHOULD"), "{text}");
+    let out = mcp_tutor()
+        .args(["check", "--list-rules", "--json"])
+        .output()
+        .unwrap();
+    let rules: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(rules.as_array().unwrap().len(), 25);
+    assert_eq!(rules[0]["rule"], "discover");
+}
