@@ -249,6 +249,9 @@ pub enum Mode {
     Plain,
 }
 
+/// The most words a red-flag match may span, first part to last.
+const FLAG_WINDOW: usize = 18;
+
 /// One place a group (or the rule's exact identifiers) matched.
 #[derive(Debug, Clone, Copy)]
 struct Occ {
@@ -361,9 +364,35 @@ pub fn match_rule(a: &Analysis, rule: &Rule, mode: Mode, guards: &[Group]) -> Op
                     .copied()
             })
             .collect();
-        let candidates = std::iter::once(earliest).chain(affirmed_each);
+        // Around each occurrence of one group, the nearest occurrence of every other group:
+        // the compact readings of a long sentence.
+        let nearest: Vec<Vec<Occ>> = per_group
+            .first()
+            .into_iter()
+            .flatten()
+            .map(|anchor| {
+                per_group
+                    .iter()
+                    .filter_map(|occ| {
+                        occ.iter()
+                            .min_by_key(|o| o.first.abs_diff(anchor.first))
+                            .copied()
+                    })
+                    .collect()
+            })
+            .collect();
+        let candidates = std::iter::once(earliest)
+            .chain(affirmed_each)
+            .chain(nearest);
         for mut cand in candidates {
             cand.sort_by_key(|o| o.start);
+            // A misconception is stated compactly; parts of a long sentence far apart are
+            // usually about different things.
+            let first_tok = cand.iter().map(|o| o.first).min().unwrap_or(0);
+            let last_tok = cand.iter().map(|o| o.end_tok).max().unwrap_or(0);
+            if last_tok.saturating_sub(first_tok) > FLAG_WINDOW {
+                continue;
+            }
             let first_denied = cand
                 .first()
                 .is_some_and(|o| clause_negated(a, o.clause, &own));
