@@ -403,3 +403,29 @@ fn list_rules_names_every_rule_with_its_level_and_spec() {
     assert_eq!(rules.as_array().unwrap().len(), 25);
     assert_eq!(rules[0]["rule"], "discover");
 }
+
+#[test]
+fn a_server_that_never_answers_cannot_hang_check() {
+    // Accepts connections and reads forever, never writing a byte.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for conn in listener.incoming().flatten() {
+            held.push(conn);
+        }
+    });
+    // assert_cmd's own timeout (see `mcp_tutor`) turns a hang into a failure.
+    let out = mcp_tutor()
+        .args([
+            "check",
+            "--timeout",
+            "1",
+            &format!("http://127.0.0.1:{port}/mcp"),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("no complete reply"), "{err}");
+}
