@@ -104,7 +104,13 @@ def main() -> int:
         print(f"{kind} check: {text}", flush=True)
 
     try:
-        results = rules(load(args.check_json.read_text(encoding="utf-8")), [])
+        documents = load(args.check_json.read_text(encoding="utf-8"))
+        summary = documents[0] if len(documents) == 1 else None
+        # `check --json` puts the verdicts under "rules" (its "evidence" repeats rule names); read
+        # only those when present, else scan the whole document.
+        if len(documents) == 1 and isinstance(documents[0], dict) and isinstance(documents[0].get("rules"), list):
+            documents = documents[0]["rules"]
+        results = rules(documents, [])
     except (OSError, json.JSONDecodeError) as error:
         out("FAIL", f"cannot read `mcp-tutor check --json` output {args.check_json}: {error}")
         return 1
@@ -140,6 +146,12 @@ def main() -> int:
         else:
             out("FAIL", f"{rid}{where}: failed against the SDK server and is not a known deviation"
                         + (f": {detail}" if detail else ""))
+
+    tallies = {k: sum(1 for r in results if outcome_of(r) == v) for k, v in (("passed", "pass"), ("failed", "fail"))}
+    for key, counted in tallies.items():
+        claimed = summary.get(key) if isinstance(summary, dict) else None
+        if isinstance(claimed, int) and claimed != counted:
+            out("FAIL", f"check's summary says {claimed} {key} but its rules show {counted}")
 
     for entry in deviations:
         if entry not in matched:
