@@ -215,18 +215,29 @@ run_check_against_sdk() {
     skip "mcp-tutor check is not built yet (no --json in 'mcp-tutor check --help')"
     return 0
   fi
-  local sdk_log=$RUN/sdk-server.log
-  if ! start_server "Python SDK server" "$sdk_log" "$PY" "$HERE/sdk_server.py" --port 0; then
+  local sdk_log=$RUN/sdk-server.log status
+  if start_server "Python SDK server" "$sdk_log" "$PY" "$HERE/sdk_server.py" --port 0; then
+    local sdk_url=$SERVER_URL
+    # Shown as a person sees it: one line per rule, the SDK's deviations named plainly.
+    NO_COLOR=1 bounded 120 "$BIN" check "$sdk_url" | sed 's/^/  | /'
+    NO_COLOR=1 bounded 120 "$BIN" check --json "$sdk_url" >"$RUN/check-http.json" 2>"$RUN/check-http.stderr"
+    status=$?
+    run_client "check (HTTP) vs expected deviations" "$RUN/check-http-compare.log" \
+      "$PY" "$HERE/compare_check.py" "$RUN/check-http.json" "$HERE/expected-sdk-deviations.txt" --exit-status "$status"
+  else
     fail "check: the Python SDK server did not start"
-    return 0
   fi
-  local sdk_url=$SERVER_URL
-  # Shown as a person sees it: one line per rule, the SDK's deviations named plainly.
-  NO_COLOR=1 bounded 120 "$BIN" check "$sdk_url" | sed 's/^/  | /'
-  NO_COLOR=1 bounded 120 "$BIN" check --json "$sdk_url" >"$RUN/check.json" 2>"$RUN/check.stderr"
-  local status=$?
-  run_client "check vs expected deviations" "$RUN/check-compare.log" \
-    "$PY" "$HERE/compare_check.py" "$RUN/check.json" "$HERE/expected-sdk-deviations.txt" --exit-status "$status"
+  cleanup
+
+  # The same server over stdio: the only transport where "nothing after cancel" is observable.
+  echo "peers: the same SDK server over stdio"
+  local stdio_cmd=("$PY" "$HERE/sdk_server.py" --stdio)
+  NO_COLOR=1 bounded 120 "$BIN" check --stdio -- "${stdio_cmd[@]}" </dev/null | sed 's/^/  | /'
+  NO_COLOR=1 bounded 120 "$BIN" check --json --stdio -- "${stdio_cmd[@]}" </dev/null \
+    >"$RUN/check-stdio.json" 2>"$RUN/check-stdio.stderr"
+  status=$?
+  run_client "check (stdio) vs expected deviations" "$RUN/check-stdio-compare.log" \
+    "$PY" "$HERE/compare_check.py" "$RUN/check-stdio.json" "$HERE/expected-sdk-deviations-stdio.txt" --exit-status "$status"
 }
 
 main() {

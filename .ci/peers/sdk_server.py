@@ -12,6 +12,7 @@ Tools, named as the official conformance suite expects:
   test_close_subscriptions          ends every open listen stream gracefully (the listen result)
 
 Usage: python sdk_server.py [--port N]   (binds 127.0.0.1; prints `listening on URL` when ready)
+       python sdk_server.py --stdio     (newline-delimited JSON-RPC on stdin/stdout)
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import mcp_types as types
 import uvicorn
 from mcp.server import Server
 from mcp.server.context import ServerRequestContext
+from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
 from mcp.server.subscriptions import (
     InMemorySubscriptionBus,
@@ -137,10 +139,20 @@ async def main(port: int) -> None:
         await uv.serve(sockets=[sock])
 
 
+async def main_stdio() -> None:
+    async with stdio_server() as (read_stream, write_stream):
+        await server.run(read_stream, write_stream, server.create_initialization_options())
+
+
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--stdio", action="store_true", help="serve on stdin/stdout instead of HTTP")
+    args = parser.parse_args()
     try:
-        anyio.run(main, parser.parse_args().port)
+        if args.stdio:
+            anyio.run(main_stdio)
+        else:
+            anyio.run(main, args.port)
     except KeyboardInterrupt:
         sys.exit(0)
