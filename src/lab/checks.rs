@@ -1,29 +1,85 @@
 //! The lab's bridge to the checking client's validator: every frame the lab shows passes
 //! through it, and its findings come back as verdicts to print in place.
 
+use std::time::Duration;
+
 use mock_server::protocol::{RequestId, SubscriptionFilter};
 use serde_json::Value;
 
 use super::event::Verdict;
+use crate::check::validator::{Event, Finding, Validator};
 
-/// Feeds the validator what the lab client sent and what came back.
+/// Feeds the validator what the lab client sent and what came back. `stream` is the HTTP
+/// listen stream a frame arrived on; `None` means the shared stdio channel.
 #[derive(Default)]
-pub struct Checks {}
+pub struct Checks {
+    validator: Validator,
+}
+
+fn verdicts(findings: Vec<Finding>) -> Vec<Verdict> {
+    findings
+        .into_iter()
+        .map(|f| Verdict {
+            rule: f.rule.name().to_owned(),
+            title: f.rule.title().to_owned(),
+            spec: f.rule.spec().to_owned(),
+            ok: f.ok,
+            detail: f.detail,
+        })
+        .collect()
+}
 
 impl Checks {
     pub fn new() -> Self {
-        Checks {}
+        Checks::default()
     }
 
-    pub fn listen_sent(&mut self, _id: &RequestId, _filter: &SubscriptionFilter) {}
-
-    pub fn frame(&mut self, _stream: Option<&RequestId>, _message: &Value) -> Vec<Verdict> {
-        Vec::new()
+    pub fn listen_sent(&mut self, id: &RequestId, filter: &SubscriptionFilter) {
+        let filter = serde_json::to_value(filter).unwrap_or(Value::Null);
+        self.validator.observe(&Event::ListenSent {
+            id: id.clone(),
+            filter,
+        });
     }
 
-    pub fn ended(&mut self, _id: &RequestId, _graceful: bool) -> Vec<Verdict> {
-        Vec::new()
+    pub fn frame(&mut self, stream: Option<&RequestId>, message: &Value) -> Vec<Verdict> {
+        verdicts(self.validator.observe(&Event::Message {
+            stream: stream.cloned(),
+            message: message.clone(),
+        }))
     }
 
-    pub fn cancelled(&mut self, _id: &RequestId) {}
+    pub fn malformed(&mut self, stream: Option<&RequestId>, raw: &str, error: &str) -> Vec<Verdict> {
+        verdicts(self.validator.observe(&Event::Malformed {
+            stream: stream.cloned(),
+            raw: raw.to_owned(),
+            error: error.to_owned(),
+        }))
+    }
+
+    pub fn keep_alive(&mut self, stream: Option<&RequestId>) {
+        self.validator.observe(&Event::KeepAlive {
+            stream: stream.cloned(),
+        });
+    }
+
+    /// The HTTP stream `Some(id)` or the stdio channel (`None`) ended.
+    pub fn ended(&mut self, stream: Option<&RequestId>, clean: bool) -> Vec<Verdict> {
+        verdicts(self.validator.observe(&Event::Ended {
+            stream: stream.cloned(),
+            graceful: clean,
+        }))
+    }
+
+    pub fn cancelled(&mut self, id: &RequestId) {
+        self.validator
+            .observe(&Event::ClientCancelled { id: id.clone() });
+    }
+
+    pub fn ack_timeout(&mut self, id: &RequestId, waited: Duration) -> Vec<Verdict> {
+        verdicts(self.validator.observe(&Event::AckTimeout {
+            id: id.clone(),
+            waited,
+        }))
+    }
 }

@@ -1,12 +1,25 @@
 //! Choosing and starting what the lab talks to: the bundled server in-process over real HTTP,
-//! any server by URL, or a `mcp-tutor serve --stdio` child.
+//! any server by URL, or a `mcp-tutor serve --stdio` child. The wire itself is the checking
+//! client's (`crate::check::wire`); this module only adapts it to the lab's [`Link`].
 
+use std::collections::HashMap;
 use std::path::Path;
+use std::str::FromStr;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use anyhow::Context;
+use mock_server::protocol::{NotificationKind, RequestId};
+use mock_server::{Control, Fault};
+use serde_json::Value;
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
 
 use super::Args;
-use super::link::{Link, Tx};
+use super::link::{BoxFut, Incoming, Link, Opened, Reply, Tx};
 use super::scenario::{ScenarioFile, Transport};
-use super::session::{Controls, TriggerTools};
+use super::session::{Controls, ServerControl, TriggerTools};
+use crate::check::wire::{HeaderEdits, HttpClient, Route, StdioClient, StdioSender, WireEvent, route};
 
 #[derive(Debug, Clone)]
 pub enum Target {
@@ -50,16 +63,419 @@ pub struct Connection {
     pub uris: Vec<String>,
 }
 
-pub async fn connect(target: &Target, _tx: Tx) -> anyhow::Result<Connection> {
-    let _ = TriggerTools::default();
-    let what = match target {
-        Target::Bundled { faults } => format!("the bundled server (faults: {faults:?})"),
-        Target::Url(u) => u.clone(),
-        Target::Stdio { faults } => format!("a stdio child (faults: {faults:?})"),
-    };
-    anyhow::bail!("cannot reach {what}: the lab's wire client is not wired in yet")
+fn parse_faults(names: &[String]) -> anyhow::Result<Vec<Fault>> {
+    names
+        .iter()
+        .map(|n| Fault::from_str(n).map_err(|e| anyhow::anyhow!("{e}")))
+        .collect()
 }
 
+pub async fn connect(target: &Target, _tx: Tx) -> anyhow::Result<Connection> {
+    let fault_names: Vec<String> = Fault::all().iter().map(|f| f.name().to_owned()).collect();
+    let uris: Vec<String> = mock_server::resource_uris()
+        .into_iter()
+        .map(str::to_owned)
+        .collect();
+    match target {
+        Target::Bundled { faults } => {
+            let config = mock_server::Config {
+                faults: parse_faults(faults)?,
+                ..mock_server::Config::default()
+            };
+            let server = mock_server::start_http(config)
+                .await
+                .context("cannot start the bundled mock server")?;
+            let link = HttpLink::new(&server.url, "the bundled mock server")?;
+            let control = server.control.clone();
+            Ok(Connection {
+                link: Box::new(link),
+                controls: Controls::InProcess(Box::new(InProcess { control })),
+                keep: Some(Box::new(server)),
+                fault_names,
+                uris,
+            })
+        }
+        Target::Url(url) => Ok(Connection {
+            link: Box::new(HttpLink::new(url, url)?),
+            controls: Controls::Tools(TriggerTools::default()),
+            keep: None,
+            fault_names: Vec::new(),
+            uris,
+        }),
+        Target::Stdio { faults } => {
+            parse_faults(faults)?;
+            let exe = std::env::current_exe().context("cannot find the mcp-tutor binary")?;
+            let mut cmd = tokio::process::Command::new(exe);
+            cmd.arg("serve").arg("--stdio");
+            for f in faults {
+                cmd.arg("--fault").arg(f);
+            }
+            let shown = if faults.is_empty() {
+                "mcp-tutor serve --stdio".to_owned()
+            } else {
+                format!("mcp-tutor serve --stdio --fault {}", faults.join(" --fault "))
+            };
+            let link = StdioLink::spawn(cmd, shown, _tx)?;
+            Ok(Connection {
+                link: Box::new(link),
+                controls: Controls::Tools(TriggerTools::default()),
+                keep: None,
+                fault_names,
+                uris,
+            })
+        }
+    }
+}
+
+/// The bundled server's in-process controls.
+struct InProcess {
+    control: Control,
+}
+
+impl ServerControl for InProcess {
+    fn trigger(&self, kind: NotificationKind, uri: Option<&str>) {
+        self.control.trigger(kind, uri);
+    }
+
+    fn close(&self, id: &RequestId) -> bool {
+        self.control.close(id)
+    }
+
+    fn close_all(&self) -> usize {
+        self.control.close_all()
+    }
+
+    fn drop_all(&self) -> usize {
+        self.control.drop_all()
+    }
+
+    fn set_fault(&self, name: &str, on: bool) -> anyhow::Result<()> {
+        let f = Fault::from_str(name).map_err(|e| anyhow::anyhow!("{e}"))?;
+        self.control.set_fault(f, on);
+        Ok(())
+    }
+
+    fn faults(&self) -> Vec<(String, bool, String, String)> {
+        let on = self.control.faults();
+        Fault::all()
+            .iter()
+            .map(|f| {
+                (
+                    f.name().to_owned(),
+                    on.contains(f),
+                    f.rule().to_owned(),
+                    f.spec().to_owned(),
+                )
+            })
+            .collect()
+    }
+}
+
+/// Streamable HTTP: one POST per request, one SSE response per listen.
+struct HttpLink {
+    client: HttpClient,
+    shown: String,
+    /// Per open listen: the signal that closes its stream, and the task forwarding its frames.
+    streams: Mutex<HashMap<RequestId, (oneshot::Sender<()>, JoinHandle<()>)>>,
+}
+
+impl HttpLink {
+    fn new(url: &str, shown: &str) -> anyhow::Result<Self> {
+        Ok(HttpLink {
+            client: HttpClient::new(url)?,
+            shown: if shown == url {
+                url.to_owned()
+            } else {
+                format!("{shown} at {url}")
+            },
+            streams: Mutex::new(HashMap::new()),
+        })
+    }
+}
+
+fn forward(stream: &RequestId, ev: WireEvent, tx: &Tx) -> bool {
+    let inc = match ev {
+        WireEvent::Frame { raw, message } => Incoming::Frame {
+            stream: Some(stream.clone()),
+            raw,
+            message,
+        },
+        WireEvent::Malformed { raw, error } => Incoming::Malformed {
+            stream: Some(stream.clone()),
+            raw,
+            error,
+        },
+        WireEvent::KeepAlive { raw } => Incoming::KeepAlive {
+            stream: stream.clone(),
+            raw,
+        },
+        // An `Ended { graceful: false }` follows and says it.
+        WireEvent::TransportError { .. } => return true,
+        WireEvent::Ended { graceful } => {
+            let _ = tx.send(Incoming::Ended {
+                stream: stream.clone(),
+                clean: graceful,
+            });
+            return false;
+        }
+    };
+    tx.send(inc).is_ok()
+}
+
+impl Link for HttpLink {
+    fn transport(&self) -> &'static str {
+        "HTTP"
+    }
+
+    fn describe(&self) -> String {
+        self.shown.clone()
+    }
+
+    fn request<'a>(&'a self, message: Value) -> BoxFut<'a, anyhow::Result<Reply>> {
+        Box::pin(async move {
+            let ex = self.client.send(&message).await?;
+            let got = if ex.body.is_empty() {
+                ex.response.render()
+            } else {
+                format!("{}\n{}", ex.response.render(), ex.body.trim_end())
+            };
+            Ok(Reply {
+                status: Some(ex.response.status),
+                message: ex.reply().cloned().unwrap_or(Value::Null),
+                sent_wire: ex.request.render(),
+                got_wire: got,
+            })
+        })
+    }
+
+    fn listen<'a>(
+        &'a self,
+        id: RequestId,
+        message: Value,
+        tx: Tx,
+    ) -> BoxFut<'a, anyhow::Result<Opened>> {
+        Box::pin(async move {
+            let mut stream = self
+                .client
+                .listen_with(&message, &HeaderEdits::default())
+                .await?;
+            let sent_wire = stream.request.render();
+            let got_wire = stream.response.render();
+            let status = Some(stream.response.status);
+            if !stream.response.is_sse() {
+                // A plain JSON reply: the listen was refused (or the server does not stream).
+                let mut refusal = Value::Null;
+                while let Ok(Some(ev)) =
+                    tokio::time::timeout(Duration::from_secs(5), stream.next()).await
+                {
+                    match ev {
+                        WireEvent::Frame { message, .. } => refusal = message,
+                        WireEvent::Ended { .. } => break,
+                        _ => {}
+                    }
+                }
+                return Ok(Opened {
+                    sent_wire,
+                    got_wire,
+                    status,
+                    refused: Some(refusal),
+                });
+            }
+            let (stop_tx, mut stop_rx) = oneshot::channel::<()>();
+            let sid = id.clone();
+            let task = tokio::spawn(async move {
+                loop {
+                    tokio::select! {
+                        ev = stream.next() => match ev {
+                            Some(ev) => if !forward(&sid, ev, &tx) { return },
+                            None => return,
+                        },
+                        _ = &mut stop_rx => {
+                            // Closing the response IS the cancel on HTTP; what had already
+                            // arrived is still handed over, in order.
+                            for ev in stream.cancel() {
+                                if matches!(ev, WireEvent::Ended { .. }) { break }
+                                forward(&sid, ev, &tx);
+                            }
+                            return;
+                        }
+                    }
+                }
+            });
+            if let Ok(mut s) = self.streams.lock() {
+                s.insert(id, (stop_tx, task));
+            }
+            Ok(Opened {
+                sent_wire,
+                got_wire,
+                status,
+                refused: None,
+            })
+        })
+    }
+
+    fn cancel<'a>(&'a self, id: &'a RequestId) -> BoxFut<'a, anyhow::Result<Option<String>>> {
+        Box::pin(async move {
+            let entry = self.streams.lock().ok().and_then(|mut s| s.remove(id));
+            if let Some((stop, task)) = entry {
+                let _ = stop.send(());
+                let _ = tokio::time::timeout(Duration::from_secs(2), task).await;
+            }
+            Ok(None)
+        })
+    }
+
+    fn shutdown<'a>(&'a self) -> BoxFut<'a, ()> {
+        Box::pin(async move {
+            let all: Vec<_> = self
+                .streams
+                .lock()
+                .map(|mut s| s.drain().collect())
+                .unwrap_or_default();
+            for (_, (stop, task)) in all {
+                let _ = stop.send(());
+                task.abort();
+            }
+        })
+    }
+}
+
+/// stdio: one channel for everything. Replies to plain requests are matched by id; all other
+/// traffic (every subscription's frames) goes to the lab, which demultiplexes by tag.
+struct StdioLink {
+    sender: StdioSender,
+    shown: String,
+    pending: Arc<Mutex<HashMap<RequestId, oneshot::Sender<(String, Value)>>>>,
+    reader: JoinHandle<()>,
+}
+
+impl StdioLink {
+    fn spawn(cmd: tokio::process::Command, shown: String, tx: Tx) -> anyhow::Result<Self> {
+        let mut client = StdioClient::spawn(cmd)?;
+        let sender = client.sender();
+        let pending: Arc<Mutex<HashMap<RequestId, oneshot::Sender<(String, Value)>>>> =
+            Arc::default();
+        let waiting = pending.clone();
+        let reader = tokio::spawn(async move {
+            while let Some(ev) = client.next().await {
+                match ev {
+                    WireEvent::Frame { raw, message } => {
+                        if let Route::Response(id) = route(&message) {
+                            let waiter = waiting.lock().ok().and_then(|mut p| p.remove(&id));
+                            if let Some(w) = waiter {
+                                let _ = w.send((raw, message));
+                                continue;
+                            }
+                        }
+                        let _ = tx.send(Incoming::Frame {
+                            stream: None,
+                            raw,
+                            message,
+                        });
+                    }
+                    WireEvent::Malformed { raw, error } => {
+                        let _ = tx.send(Incoming::Malformed {
+                            stream: None,
+                            raw,
+                            error,
+                        });
+                    }
+                    WireEvent::KeepAlive { .. } | WireEvent::TransportError { .. } => {}
+                    WireEvent::Ended { graceful } => {
+                        let why = if graceful {
+                            "the server closed its stdout".to_owned()
+                        } else {
+                            "reading the server's stdout failed".to_owned()
+                        };
+                        let _ = tx.send(Incoming::ChannelClosed { why });
+                        break;
+                    }
+                }
+            }
+            // Dropping the client kills the child (kill_on_drop).
+            drop(client);
+        });
+        Ok(StdioLink {
+            sender,
+            shown,
+            pending,
+            reader,
+        })
+    }
+}
+
+impl Link for StdioLink {
+    fn transport(&self) -> &'static str {
+        "stdio"
+    }
+
+    fn describe(&self) -> String {
+        self.shown.clone()
+    }
+
+    fn request<'a>(&'a self, message: Value) -> BoxFut<'a, anyhow::Result<Reply>> {
+        Box::pin(async move {
+            let id = message
+                .get("id")
+                .and_then(RequestId::from_value)
+                .context("a request needs an id")?;
+            let (tx, rx) = oneshot::channel();
+            if let Ok(mut p) = self.pending.lock() {
+                p.insert(id.clone(), tx);
+            }
+            let line = self.sender.send(&message).await?;
+            let (raw, reply) = tokio::time::timeout(Duration::from_secs(5), rx)
+                .await
+                .map_err(|_| anyhow::anyhow!("no reply to {id} within 5 s"))?
+                .map_err(|_| anyhow::anyhow!("the server went away before replying to {id}"))?;
+            Ok(Reply {
+                status: None,
+                message: reply,
+                sent_wire: format!("stdin  > {line}"),
+                got_wire: format!("stdout < {raw}"),
+            })
+        })
+    }
+
+    fn listen<'a>(
+        &'a self,
+        _id: RequestId,
+        message: Value,
+        _tx: Tx,
+    ) -> BoxFut<'a, anyhow::Result<Opened>> {
+        Box::pin(async move {
+            let line = self.sender.send(&message).await?;
+            Ok(Opened {
+                sent_wire: format!("stdin  > {line}"),
+                got_wire: String::new(),
+                status: None,
+                refused: None,
+            })
+        })
+    }
+
+    fn cancel<'a>(&'a self, id: &'a RequestId) -> BoxFut<'a, anyhow::Result<Option<String>>> {
+        Box::pin(async move {
+            let line = self.sender.cancel(id, Some("cancelled in the lab")).await?;
+            Ok(Some(format!("stdin  > {line}")))
+        })
+    }
+
+    fn shutdown<'a>(&'a self) -> BoxFut<'a, ()> {
+        Box::pin(async move {
+            self.sender.close_stdin().await;
+            let _ = tokio::time::timeout(Duration::from_secs(2), async {
+                while !self.reader.is_finished() {
+                    tokio::time::sleep(Duration::from_millis(20)).await;
+                }
+            })
+            .await;
+            self.reader.abort();
+        })
+    }
+}
+
+/// A wrong prediction becomes a lapse of the linked card in the quiz's store.
 pub fn record_lapse(_data_dir: &Path, card: &str, _source: &str) -> anyhow::Result<()> {
     anyhow::bail!("the quiz's store is not available yet; lapse for {card} not recorded")
 }

@@ -80,11 +80,11 @@ fn about_end(how: EndKind, stream: &Value) -> String {
 
 /// Explain the last frame (or stream end) in the transcript.
 pub fn last(events: &[Event]) -> String {
-    let Some(ev) = events.iter().rev().find(|e| {
-        matches!(
-            e,
-            Event::Frame { .. } | Event::Dropped { .. } | Event::End { .. }
-        )
+    // A graceful end only follows the result: the result is the frame worth explaining.
+    let Some(ev) = events.iter().rev().find(|e| match e {
+        Event::Frame { .. } | Event::Dropped { .. } => true,
+        Event::End { how, .. } => *how != EndKind::Graceful,
+        _ => false,
     }) else {
         return "no frame yet: `listen tools` opens a stream, then `explain` tells you about \
                 what arrived"

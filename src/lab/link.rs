@@ -27,8 +27,15 @@ pub enum Incoming {
     },
     /// An SSE comment line (keep-alive).
     KeepAlive { stream: RequestId, raw: String },
-    /// The stream carrying `stream` is over. `graceful` when the listen request got its result.
-    Ended { stream: RequestId, graceful: bool },
+    /// A frame that is not JSON.
+    Malformed {
+        stream: Option<RequestId>,
+        raw: String,
+        error: String,
+    },
+    /// The HTTP stream carrying `stream` is over: `clean` when the body ended normally, false
+    /// on a transport failure. Whether the subscription ended gracefully is the result's call.
+    Ended { stream: RequestId, clean: bool },
     /// The whole channel is gone (stdio child exited).
     ChannelClosed { why: String },
     /// The careful client's acknowledgement timer ran out for this listen.

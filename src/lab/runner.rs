@@ -62,7 +62,7 @@ pub struct Runner {
 
 fn stream_of(inc: &Incoming) -> Option<&mock_server::protocol::RequestId> {
     match inc {
-        Incoming::Frame { stream, .. } => stream.as_ref(),
+        Incoming::Frame { stream, .. } | Incoming::Malformed { stream, .. } => stream.as_ref(),
         Incoming::KeepAlive { stream, .. }
         | Incoming::Ended { stream, .. }
         | Incoming::AckTimeout { stream } => Some(stream),

@@ -11,6 +11,7 @@ use mock_server::protocol::{self, NotificationKind, RequestId, SubscriptionFilte
 use serde_json::{Value, json};
 
 use super::checks::Checks;
+use crate::check::wire::Route;
 use super::event::{EndKind, Event, Verdict, kind_of, show_id};
 use super::explain;
 use super::link::{Incoming, Link, Tx};
@@ -136,6 +137,10 @@ pub struct Lab {
     ack_timeout: Duration,
     /// Streams a script should wait to hear from before moving on.
     pub expecting: Vec<RequestId>,
+    /// Verdicts settled by a time-out, shown on the cancel that follows it.
+    pending_verdicts: Vec<Verdict>,
+    /// The learner's `drop` cut the streams (so an abrupt end is expected, and said so).
+    dropped: bool,
 }
 
 fn word_kind(k: ListKind) -> NotificationKind {
@@ -236,6 +241,8 @@ impl Lab {
             next_listen: 0,
             ack_timeout,
             expecting: Vec::new(),
+            pending_verdicts: Vec::new(),
+            dropped: false,
         }
     }
 
@@ -307,6 +314,29 @@ impl Lab {
         RequestId::Str(format!("req-{}", self.next_request))
     }
 
+    /// Which subscription an incoming event is about: the HTTP stream that carried it, else (on
+    /// stdio) its tag, the id of a response, or the requestId of a server cancel.
+    pub fn owner_of(inc: &Incoming) -> Option<RequestId> {
+        match inc {
+            Incoming::Frame {
+                stream, message, ..
+            } => stream.clone().or_else(|| owner_by_content(message)),
+            Incoming::Malformed { stream, .. } => stream.clone(),
+            Incoming::KeepAlive { stream, .. }
+            | Incoming::Ended { stream, .. }
+            | Incoming::AckTimeout { stream } => Some(stream.clone()),
+            Incoming::ChannelClosed { .. } => None,
+        }
+    }
+
+    /// Whether `inc` is news about subscription `id` (what a script waits for).
+    pub fn concerns(&self, inc: &Incoming, id: &RequestId) -> bool {
+        match inc {
+            Incoming::ChannelClosed { .. } => true,
+            _ => Lab::owner_of(inc).as_ref() == Some(id),
+        }
+    }
+
     /// The order subscriptions were opened in: a script sorts simultaneous frames by it.
     pub fn open_order(&self, id: &RequestId) -> usize {
         self.subs
@@ -321,6 +351,9 @@ impl Lab {
 
     /// Run one step. Returns false on `quit`.
     pub async fn run(&mut self, step: Step) -> bool {
+        if !matches!(step, Step::Drop) {
+            self.dropped = false;
+        }
         match step {
             Step::Discover => {
                 self.plain_request(method::SERVER_DISCOVER, json!({})).await;
@@ -636,11 +669,12 @@ impl Lab {
                 wire: Some(raw.clone()),
             });
         }
+        let verdicts = std::mem::take(&mut self.pending_verdicts);
         self.emit(Event::End {
             stream: id.to_value(),
             how: EndKind::Cancelled,
             note,
-            verdicts: Vec::new(),
+            verdicts,
         });
     }
 
@@ -648,6 +682,7 @@ impl Lab {
         match &self.controls {
             Controls::InProcess(c) => {
                 let n = c.drop_all();
+                self.dropped = true;
                 let open: Vec<RequestId> = self
                     .subs
                     .iter()
@@ -828,6 +863,8 @@ impl Lab {
                 message,
             } => self.on_frame(stream, raw, message),
             Incoming::KeepAlive { stream, raw } => {
+                let vstream = if self.is_stdio() { None } else { Some(&stream) };
+                self.checks.keep_alive(vstream);
                 if self.look.wire {
                     self.emit(Event::KeepAlive {
                         stream: stream.to_value(),
@@ -836,26 +873,48 @@ impl Lab {
                 }
                 Vec::new()
             }
-            Incoming::Ended { stream, graceful } => {
+            Incoming::Malformed { stream, raw, error } => {
+                let vstream = if self.is_stdio() { None } else { stream.as_ref() };
+                let verdicts = self.checks.malformed(vstream, &raw, &error);
+                self.emit(Event::Frame {
+                    stream: stream
+                        .as_ref()
+                        .map(RequestId::to_value)
+                        .unwrap_or(Value::String("?".into())),
+                    kind: "malformed".to_owned(),
+                    message: Value::String(raw.clone()),
+                    raw,
+                    notes: vec![error],
+                    verdicts,
+                });
+                Vec::new()
+            }
+            Incoming::Ended { stream, clean } => {
                 self.expecting.retain(|e| e != &stream);
-                let verdicts = self.checks.ended(&stream, graceful);
+                let verdicts = self.checks.ended(Some(&stream), clean);
                 let Some(sub) = self.sub_mut(&stream) else {
                     return Vec::new();
                 };
-                let (how, note) = match (&sub.state, graceful) {
-                    (SubState::Cancelled | SubState::Abandoned { .. }, _) => return Vec::new(),
-                    (SubState::Closed, _) | (_, true) => (
+                let (how, note) = match &sub.state {
+                    SubState::Cancelled | SubState::Abandoned { .. } => return Vec::new(),
+                    SubState::Closed => (
                         EndKind::Graceful,
                         "the server closed the stream after the result".to_owned(),
                     ),
                     _ => {
                         sub.state = SubState::Broken;
+                        let cause = if self.dropped {
+                            "you made the server vanish (`drop`): this is what a transport loss looks like"
+                        } else {
+                            "transport loss, or a server that skips the graceful close"
+                        };
                         (
                             EndKind::Abrupt,
-                            "no result: an abrupt end (transport loss, or a server that breaks \
-                             the graceful close). The subscription is gone and nothing is resumed; \
-                             a careful client may listen again, with a NEW request id."
-                                .to_owned(),
+                            format!(
+                                "no result: an abrupt end ({cause}). The subscription is gone and \
+                                 nothing is resumed; a careful client may listen again, with a NEW \
+                                 request id."
+                            ),
                         )
                     }
                 };
@@ -876,8 +935,9 @@ impl Lab {
                     .collect();
                 self.expecting.clear();
                 self.client(format!("the channel is gone: {why}"));
+                let mut verdicts = self.checks.ended(None, false);
                 for id in open {
-                    let verdicts = self.checks.ended(&id, false);
+                    let verdicts = std::mem::take(&mut verdicts);
                     if let Some(s) = self.sub_mut(&id) {
                         s.state = SubState::Broken;
                     }
@@ -901,12 +961,15 @@ impl Lab {
                 }
                 let secs = self.ack_timeout.as_secs_f64();
                 let filter = sub.asked.clone();
+                let waited = self.ack_timeout;
                 let retried = sub.retry_of.is_some();
                 self.client(format!(
                     "no acknowledgement for {stream} after {secs:.1} s. The spec sets no deadline, but \
                      without the ack the client cannot tell a quiet stream from one that was never \
                      accepted, so a careful client stops waiting: it cancels {stream}"
                 ));
+                let verdicts = self.checks.ack_timeout(&stream, waited);
+                self.pending_verdicts = verdicts;
                 if retried {
                     self.client(
                         "this was already a retry: giving up. The server is not acknowledging \
@@ -931,13 +994,9 @@ impl Lab {
             .and_then(|p| p.get("_meta"))
             .and_then(|m| m.get(protocol::meta::SUBSCRIPTION_ID))
             .cloned();
-        // Which subscription this belongs to: the stream that carried it (HTTP), else its tag
-        // or, for a response, its id (stdio).
-        let owner = stream
-            .clone()
-            .or_else(|| tag.as_ref().and_then(RequestId::from_value))
-            .or_else(|| message.get("id").and_then(RequestId::from_value));
-        let verdicts: Vec<Verdict> = self.checks.frame(stream.as_ref(), &message);
+        let owner = stream.clone().or_else(|| owner_by_content(&message));
+        let vstream = if self.is_stdio() { None } else { stream.as_ref() };
+        let verdicts: Vec<Verdict> = self.checks.frame(vstream, &message);
         let stream_value = owner
             .as_ref()
             .map(RequestId::to_value)
@@ -1009,12 +1068,7 @@ impl Lab {
             Some(t) if *t == id.to_value() => {
                 format!("tag {} = the listen request's own id", show_id(t))
             }
-            Some(t) => format!(
-                "tag {} but this is {}'s stream (the listen id was {})",
-                show_id(t),
-                id,
-                id
-            ),
+            Some(t) => format!("tag {}, but this stream's listen id is {id}", show_id(t)),
             None => "no subscriptionId tag in _meta".to_owned(),
         };
         let method_name = message.get("method").and_then(Value::as_str).unwrap_or("");
@@ -1074,10 +1128,8 @@ impl Lab {
                     .and_then(|p| p.get("uri"))
                     .and_then(Value::as_str)
                     .unwrap_or("(no uri)");
-                notes.push(format!(
-                    "{uri} changed (subscribed: {}); {tag_note}",
-                    sub.asked.uris.join(" ")
-                ));
+                let subscribed = sub.honoured.as_ref().unwrap_or(&sub.asked).uris.join(" ");
+                notes.push(format!("{uri} changed (subscribed: {subscribed}); {tag_note}"));
             }
             method::CANCELLED => {
                 notes.push(format!(
@@ -1096,8 +1148,10 @@ impl Lab {
                      gracefully; {tag_note}"
                 ));
                 new_state = Some(SubState::Closed);
-                // The stream end that follows is expected too.
-                self.expecting.push(id.clone());
+                // Over HTTP the stream's end follows, and a script waits for it too.
+                if !self.is_stdio() {
+                    self.expecting.push(id.clone());
+                }
             }
             "" if message.get("error").is_some() => {
                 notes.push(format!(
@@ -1125,6 +1179,16 @@ impl Lab {
             verdicts,
         });
         actions
+    }
+}
+
+/// stdio demultiplexing: a tagged message by its tag, a response by its id, a server cancel by
+/// the request it names (STDIO §Receiving Messages).
+fn owner_by_content(message: &Value) -> Option<RequestId> {
+    match crate::check::wire::route(message) {
+        Route::Response(id) | Route::Cancelled(id) => Some(id),
+        Route::Subscription(tag) => RequestId::from_value(&tag),
+        Route::Other => None,
     }
 }
 
