@@ -112,11 +112,12 @@ impl Runner {
         loop {
             let mut batch: Vec<Incoming> = Vec::new();
             loop {
-                let waiting_for_more = self
-                    .lab
-                    .expecting
-                    .iter()
-                    .any(|id| !batch.iter().any(|inc| stream_of(inc) == Some(id)));
+                // A keep-alive says nothing about progress: it never satisfies a wait.
+                let waiting_for_more = self.lab.expecting.iter().any(|id| {
+                    !batch.iter().any(|inc| {
+                        !matches!(inc, Incoming::KeepAlive { .. }) && self.lab.concerns(inc, id)
+                    })
+                });
                 let wait = if waiting_for_more {
                     self.lab.ack_timeout() + Duration::from_millis(500)
                 } else {
@@ -125,11 +126,13 @@ impl Runner {
                 if started.elapsed() > cap {
                     break;
                 }
-                match tokio::time::timeout(wait, self.rx.recv()).await {
-                    Ok(Some(inc)) => {
-                        // A keep-alive says nothing about progress: do not let it hold a step.
-                        batch.push(inc);
-                    }
+                let t0 = Instant::now();
+                let got = tokio::time::timeout(wait, self.rx.recv()).await;
+                if std::env::var_os("LAB_DEBUG").is_some() {
+                    eprintln!("settle: waited {:?} (limit {wait:?}, expecting {:?}) -> {:?}", t0.elapsed(), self.lab.expecting, got.as_ref().map(|g| g.as_ref().map(|i| format!("{i:?}").chars().take(80).collect::<String>())));
+                }
+                match got {
+                    Ok(Some(inc)) => batch.push(inc),
                     Ok(None) | Err(_) => break,
                 }
             }
