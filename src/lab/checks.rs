@@ -49,7 +49,12 @@ impl Checks {
         }))
     }
 
-    pub fn malformed(&mut self, stream: Option<&RequestId>, raw: &str, error: &str) -> Vec<Verdict> {
+    pub fn malformed(
+        &mut self,
+        stream: Option<&RequestId>,
+        raw: &str,
+        error: &str,
+    ) -> Vec<Verdict> {
         verdicts(self.validator.observe(&Event::Malformed {
             stream: stream.cloned(),
             raw: raw.to_owned(),

@@ -19,7 +19,9 @@ use super::Args;
 use super::link::{BoxFut, Incoming, Link, Opened, Reply, Tx};
 use super::scenario::{ScenarioFile, Transport};
 use super::session::{Controls, ServerControl, TriggerTools};
-use crate::check::wire::{HeaderEdits, HttpClient, Route, StdioClient, StdioSender, WireEvent, route};
+use crate::check::wire::{
+    HeaderEdits, HttpClient, Route, StdioClient, StdioSender, WireEvent, route,
+};
 
 #[derive(Debug, Clone)]
 pub enum Target {
@@ -113,7 +115,10 @@ pub async fn connect(target: &Target, _tx: Tx) -> anyhow::Result<Connection> {
             let shown = if faults.is_empty() {
                 "mcp-tutor serve --stdio".to_owned()
             } else {
-                format!("mcp-tutor serve --stdio --fault {}", faults.join(" --fault "))
+                format!(
+                    "mcp-tutor serve --stdio --fault {}",
+                    faults.join(" --fault ")
+                )
             };
             let link = StdioLink::spawn(cmd, shown, _tx)?;
             Ok(Connection {
@@ -171,12 +176,18 @@ impl ServerControl for InProcess {
     }
 }
 
+/// An open listen stream: the signal that closes it, and the task forwarding its frames.
+type OpenStream = (oneshot::Sender<()>, JoinHandle<()>);
+
+/// Replies awaited on the stdio channel, by request id: the raw line and the message.
+type Waiters = Arc<Mutex<HashMap<RequestId, oneshot::Sender<(String, Value)>>>>;
+
 /// Streamable HTTP: one POST per request, one SSE response per listen.
 struct HttpLink {
     client: HttpClient,
     shown: String,
     /// Per open listen: the signal that closes its stream, and the task forwarding its frames.
-    streams: Mutex<HashMap<RequestId, (oneshot::Sender<()>, JoinHandle<()>)>>,
+    streams: Mutex<HashMap<RequestId, OpenStream>>,
 }
 
 impl HttpLink {
@@ -345,7 +356,7 @@ impl Link for HttpLink {
 struct StdioLink {
     sender: StdioSender,
     shown: String,
-    pending: Arc<Mutex<HashMap<RequestId, oneshot::Sender<(String, Value)>>>>,
+    pending: Waiters,
     reader: JoinHandle<()>,
 }
 
@@ -353,8 +364,7 @@ impl StdioLink {
     fn spawn(cmd: tokio::process::Command, shown: String, tx: Tx) -> anyhow::Result<Self> {
         let mut client = StdioClient::spawn(cmd)?;
         let sender = client.sender();
-        let pending: Arc<Mutex<HashMap<RequestId, oneshot::Sender<(String, Value)>>>> =
-            Arc::default();
+        let pending: Waiters = Arc::default();
         let waiting = pending.clone();
         let reader = tokio::spawn(async move {
             while let Some(ev) = client.next().await {
@@ -475,7 +485,8 @@ impl Link for StdioLink {
     }
 }
 
-/// A wrong prediction becomes a lapse of the linked card in the quiz's store.
-pub fn record_lapse(_data_dir: &Path, card: &str, _source: &str) -> anyhow::Result<()> {
-    anyhow::bail!("the quiz's store is not available yet; lapse for {card} not recorded")
+/// A wrong prediction becomes a lapse of the linked card in the quiz's store, so the quiz
+/// brings that card back.
+pub fn record_lapse(data_dir: &Path, card: &str, source: &str) -> anyhow::Result<()> {
+    crate::store::Store::open(data_dir)?.record_lapse(card, source)
 }

@@ -60,16 +60,6 @@ pub struct Runner {
     pub quiet: Duration,
 }
 
-fn stream_of(inc: &Incoming) -> Option<&mock_server::protocol::RequestId> {
-    match inc {
-        Incoming::Frame { stream, .. } | Incoming::Malformed { stream, .. } => stream.as_ref(),
-        Incoming::KeepAlive { stream, .. }
-        | Incoming::Ended { stream, .. }
-        | Incoming::AckTimeout { stream } => Some(stream),
-        Incoming::ChannelClosed { .. } => None,
-    }
-}
-
 impl Runner {
     /// Run one line as a step, echoing it. Returns false on `quit`.
     pub async fn line(&mut self, line: &str) -> bool {
@@ -95,12 +85,28 @@ impl Runner {
             Step::Wait(ms) => Some(Duration::from_millis(*ms)),
             _ => None,
         };
+        let is_change = matches!(step, Step::Change(_) | Step::Update(_));
+        let frames_before = self.frames();
         let go_on = self.lab.run(step).await;
         if let Some(w) = extra_wait {
             tokio::time::sleep(w).await;
         }
         self.settle().await;
+        if is_change && self.frames() == frames_before {
+            self.lab.emit(Event::Info {
+                text: "nothing arrived on any stream: no open subscription asked for this change"
+                    .into(),
+            });
+        }
         go_on
+    }
+
+    fn frames(&self) -> usize {
+        self.lab
+            .events
+            .iter()
+            .filter(|e| matches!(e, Event::Frame { .. } | Event::Dropped { .. }))
+            .count()
     }
 
     /// Wait for what the last step set in motion, then handle it in a stable order: frames
@@ -126,11 +132,7 @@ impl Runner {
                 if started.elapsed() > cap {
                     break;
                 }
-                let t0 = Instant::now();
                 let got = tokio::time::timeout(wait, self.rx.recv()).await;
-                if std::env::var_os("LAB_DEBUG").is_some() {
-                    eprintln!("settle: waited {:?} (limit {wait:?}, expecting {:?}) -> {:?}", t0.elapsed(), self.lab.expecting, got.as_ref().map(|g| g.as_ref().map(|i| format!("{i:?}").chars().take(80).collect::<String>())));
-                }
                 match got {
                     Ok(Some(inc)) => batch.push(inc),
                     Ok(None) | Err(_) => break,
@@ -141,12 +143,15 @@ impl Runner {
                 return;
             }
             let lab = &self.lab;
+            // Frames that arrived together are ordered by the subscription they belong to, so
+            // a transcript does not depend on which HTTP stream (or which of the server's
+            // tasks on stdio) won a race; the order within one subscription is kept.
             batch.sort_by_key(|inc| match inc {
                 // Time-outs come after whatever frames arrived with them.
                 Incoming::AckTimeout { .. } => (1, usize::MAX),
                 _ => (
                     0,
-                    stream_of(inc).map_or(usize::MAX, |id| lab.open_order(id)),
+                    Lab::owner_of(inc).map_or(usize::MAX, |id| lab.open_order(&id)),
                 ),
             });
             for inc in batch {

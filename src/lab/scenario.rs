@@ -190,6 +190,21 @@ mod tests {
     }
 
     #[test]
+    fn every_question_links_a_shipped_card() {
+        let lib = crate::deck::Library::embedded();
+        for s in all().unwrap() {
+            for q in s.steps.iter().filter_map(|b| b.ask.as_ref()) {
+                assert!(
+                    lib.card(&q.card).is_some(),
+                    "scenario {} links card {} that no shipped deck has",
+                    s.scenario.id,
+                    q.card
+                );
+            }
+        }
+    }
+
+    #[test]
     fn bad_answer_letter_is_named() {
         let e = parse(
             "x.toml",

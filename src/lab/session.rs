@@ -11,13 +11,13 @@ use mock_server::protocol::{self, NotificationKind, RequestId, SubscriptionFilte
 use serde_json::{Value, json};
 
 use super::checks::Checks;
-use crate::check::wire::Route;
 use super::event::{EndKind, Event, Verdict, kind_of, show_id};
 use super::explain;
 use super::link::{Incoming, Link, Tx};
 use super::render::{Look, render};
 use super::step::{FilterAsk, HELP, ListKind, Step, Target};
 use super::timeline;
+use crate::check::wire::Route;
 
 /// Where rendered events go: stdout, the REPL's external printer, or JSON lines.
 pub trait Sink: Send {
@@ -874,7 +874,11 @@ impl Lab {
                 Vec::new()
             }
             Incoming::Malformed { stream, raw, error } => {
-                let vstream = if self.is_stdio() { None } else { stream.as_ref() };
+                let vstream = if self.is_stdio() {
+                    None
+                } else {
+                    stream.as_ref()
+                };
                 let verdicts = self.checks.malformed(vstream, &raw, &error);
                 self.emit(Event::Frame {
                     stream: stream
@@ -995,7 +999,11 @@ impl Lab {
             .and_then(|m| m.get(protocol::meta::SUBSCRIPTION_ID))
             .cloned();
         let owner = stream.clone().or_else(|| owner_by_content(&message));
-        let vstream = if self.is_stdio() { None } else { stream.as_ref() };
+        let vstream = if self.is_stdio() {
+            None
+        } else {
+            stream.as_ref()
+        };
         let verdicts: Vec<Verdict> = self.checks.frame(vstream, &message);
         let stream_value = owner
             .as_ref()
@@ -1129,7 +1137,9 @@ impl Lab {
                     .and_then(Value::as_str)
                     .unwrap_or("(no uri)");
                 let subscribed = sub.honoured.as_ref().unwrap_or(&sub.asked).uris.join(" ");
-                notes.push(format!("{uri} changed (subscribed: {subscribed}); {tag_note}"));
+                notes.push(format!(
+                    "{uri} changed (subscribed: {subscribed}); {tag_note}"
+                ));
             }
             method::CANCELLED => {
                 notes.push(format!(

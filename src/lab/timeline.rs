@@ -73,6 +73,8 @@ pub fn draw(events: &[Event], plain: bool) -> String {
         " ".repeat(WIDTH + 1 - client.len() - server.len())
     );
     let mut drew = false;
+    // A step is drawn as a heading only when something went over the wire after it.
+    let mut heading: Option<&str> = None;
     for ev in events {
         let flag = if ev.verdicts().iter().any(|v| !v.ok) {
             let rules: Vec<&str> = ev
@@ -87,7 +89,7 @@ pub fn draw(events: &[Event], plain: bool) -> String {
         };
         let line = match ev {
             Event::Step { line } => {
-                let _ = writeln!(out, "{}  {}", g.bar, line);
+                heading = Some(line);
                 continue;
             }
             Event::Send { id, method, .. } => {
@@ -149,6 +151,9 @@ pub fn draw(events: &[Event], plain: bool) -> String {
             _ => continue,
         };
         drew = true;
+        if let Some(h) = heading.take() {
+            let _ = writeln!(out, "{}  {h}", g.bar);
+        }
         let _ = writeln!(out, "{line}");
     }
     if !drew {

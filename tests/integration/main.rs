@@ -4,6 +4,8 @@ mod check;
 mod check_wire;
 mod decks;
 mod grade;
+mod lab;
+mod lab_pty;
 mod progress;
 mod quiz;
 mod quiz_support;

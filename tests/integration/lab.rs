@@ -1,0 +1,336 @@
+//! `mcp-tutor lab` end to end: every guided scenario run from a script and snapshot-tested,
+//! scripted steps (text and JSON), `--url` against a separately started server, and the
+//! lapse a wrong prediction leaves in the quiz's store. The interactive REPL is in `lab_pty`.
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use mcp_tutor::lab::scenario;
+
+pub fn bin() -> &'static str {
+    env!("CARGO_BIN_EXE_mcp-tutor")
+}
+
+/// `mcp-tutor` with its own data dir, no colour, bounded in time.
+pub fn tutor(home: &Path) -> assert_cmd::Command {
+    let mut c = assert_cmd::Command::new(bin());
+    c.env_clear()
+        .env("MCP_TUTOR_HOME", home)
+        .env("HOME", home)
+        .env("NO_COLOR", "1")
+        .env("TZ", "UTC");
+    c.timeout(Duration::from_secs(90));
+    c
+}
+
+/// Ports change from run to run; nothing else in a transcript should.
+pub fn normalise(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find("127.0.0.1:") {
+        let (head, tail) = rest.split_at(i + "127.0.0.1:".len());
+        out.push_str(head);
+        let digits = tail.chars().take_while(char::is_ascii_digit).count();
+        out.push_str(if digits > 0 { "PORT" } else { "" });
+        rest = &tail[digits..];
+    }
+    out.push_str(rest);
+    out
+}
+
+fn run_scenario(name: &str, answers: &str) -> (String, tempfile::TempDir) {
+    let home = tempfile::tempdir().expect("tmp");
+    let script = home.path().join("answers.txt");
+    std::fs::write(&script, answers).expect("write answers");
+    let out = tutor(home.path())
+        .args(["lab", "--scenario", name, "--script"])
+        .arg(&script)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    (normalise(&String::from_utf8_lossy(&out)), home)
+}
+
+fn right_answers(name: &str) -> String {
+    let sc = scenario::find(name).expect("scenario exists");
+    sc.steps
+        .iter()
+        .filter_map(|b| b.ask.as_ref())
+        .map(|q| format!("predict {}\n", q.answer))
+        .collect()
+}
+
+macro_rules! scenario_snapshot {
+    ($test:ident, $name:literal) => {
+        #[test]
+        fn $test() {
+            let (out, _home) = run_scenario($name, &right_answers($name));
+            assert!(out.contains("predictions right"), "{out}");
+            insta::assert_snapshot!(concat!("scenario_", $name), out);
+        }
+    };
+}
+
+scenario_snapshot!(scenario_ack_first, "ack-first");
+scenario_snapshot!(scenario_honoured_subset, "honoured-subset");
+scenario_snapshot!(scenario_two_streams, "two-streams");
+scenario_snapshot!(scenario_close_vs_drop, "close-vs-drop");
+scenario_snapshot!(scenario_cancel_http, "cancel-http");
+scenario_snapshot!(scenario_missing_ack, "missing-ack");
+scenario_snapshot!(scenario_stale_id, "stale-id");
+scenario_snapshot!(scenario_stdio_interleaving, "stdio-interleaving");
+scenario_snapshot!(scenario_faulty_server, "faulty-server");
+scenario_snapshot!(scenario_broken_close, "broken-close");
+
+#[test]
+fn every_scenario_has_a_snapshot_test() {
+    let tested = [
+        "ack-first",
+        "honoured-subset",
+        "two-streams",
+        "close-vs-drop",
+        "cancel-http",
+        "missing-ack",
+        "stale-id",
+        "stdio-interleaving",
+        "faulty-server",
+        "broken-close",
+    ];
+    for s in scenario::all().expect("scenarios load") {
+        assert!(
+            tested.contains(&s.scenario.id.as_str()),
+            "scenario {} has no snapshot test",
+            s.scenario.id
+        );
+    }
+}
+
+#[test]
+fn list_names_every_scenario() {
+    let home = tempfile::tempdir().expect("tmp");
+    let out = tutor(home.path())
+        .args(["lab", "--list"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let out = String::from_utf8_lossy(&out);
+    for s in scenario::all().expect("scenarios load") {
+        assert!(
+            out.contains(&s.scenario.id),
+            "{} missing from:\n{out}",
+            s.scenario.id
+        );
+    }
+}
+
+#[test]
+fn unknown_scenario_suggests_the_near_one() {
+    let home = tempfile::tempdir().expect("tmp");
+    tutor(home.path())
+        .args(["lab", "--scenario", "ack-frist"])
+        .assert()
+        .failure()
+        .stderr(predicates::str::contains("did you mean `ack-first`?"));
+}
+
+#[test]
+fn wrong_prediction_is_a_lapse_for_the_linked_card() {
+    // ack-first asks two questions; answer the first wrong, the second right.
+    let (out, home) = run_scenario("ack-first", "predict a\npredict b\n");
+    assert!(out.contains("you said a; the answer is b"), "{out}");
+    assert!(out.contains("1 of 2 predictions right"), "{out}");
+    let store = mcp_tutor::store::Store::open(home.path()).expect("store");
+    let reviews = store.reviews().expect("reviews");
+    let lapses: Vec<_> = reviews
+        .iter()
+        .map(|r| (r.card.as_str(), r.source.as_deref(), r.rating.as_str()))
+        .collect();
+    assert_eq!(
+        lapses,
+        vec![(
+            "subscriptions/listen-first-message",
+            Some("lab:ack-first"),
+            "again"
+        )],
+        "exactly the wrong prediction's card, once"
+    );
+}
+
+#[test]
+fn scripted_steps_print_a_transcript_with_timeline_and_saved_json_lines() {
+    let home = tempfile::tempdir().expect("tmp");
+    let saved = home.path().join("run.jsonl");
+    let script = format!(
+        "# comments and blank lines are skipped\n\nlisten tools prompts mock://notes/today\n\
+         change prompts\nupdate mock://notes/today\nchange resources\nstatus\nclose all\n\
+         timeline\nexplain\nsave {}\n",
+        saved.display()
+    );
+    let out = tutor(home.path())
+        .arg("lab")
+        .write_stdin(script)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let out = normalise(&String::from_utf8_lossy(&out));
+    let saved_text = std::fs::read_to_string(&saved).expect("saved transcript");
+    let out = out.replace(&saved.display().to_string(), "FILE");
+    insta::assert_snapshot!("script_transcript", out);
+    let events: Vec<serde_json::Value> = saved_text
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("each saved line is one JSON object"))
+        .collect();
+    let kinds: Vec<&str> = events.iter().filter_map(|e| e["event"].as_str()).collect();
+    assert!(
+        kinds.contains(&"frame") && kinds.contains(&"end"),
+        "{kinds:?}"
+    );
+    let ack = events
+        .iter()
+        .find(|e| e["kind"] == "notifications/subscriptions/acknowledged")
+        .expect("the ack is in the saved transcript");
+    assert_eq!(ack["stream"], "lab-1");
+    assert_eq!(
+        ack["message"]["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        "lab-1"
+    );
+}
+
+#[test]
+fn json_mode_prints_one_object_per_event() {
+    let home = tempfile::tempdir().expect("tmp");
+    let out = tutor(home.path())
+        .args(["lab", "--json"])
+        .write_stdin("listen tools\nchange tools\nclose all\n")
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let out = normalise(&String::from_utf8_lossy(&out));
+    let events: Vec<serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect();
+    let seq: Vec<String> = events
+        .iter()
+        .filter(|e| e["event"] == "frame" || e["event"] == "end")
+        .map(|e| {
+            format!(
+                "{} {} {}",
+                e["event"].as_str().unwrap_or(""),
+                e["stream"],
+                e["kind"].as_str().or(e["how"].as_str()).unwrap_or("")
+            )
+        })
+        .collect();
+    assert_eq!(
+        seq,
+        vec![
+            "frame \"lab-1\" notifications/subscriptions/acknowledged",
+            "frame \"lab-1\" notifications/tools/list_changed",
+            "frame \"lab-1\" result",
+            "end \"lab-1\" graceful",
+        ]
+    );
+    let broken: Vec<_> = events
+        .iter()
+        .flat_map(|e| e["verdicts"].as_array().cloned().unwrap_or_default())
+        .filter(|v| v["ok"] == false)
+        .collect();
+    assert!(
+        broken.is_empty(),
+        "the bundled server breaks no rule: {broken:?}"
+    );
+}
+
+#[test]
+fn a_mistyped_step_is_explained_and_fails_the_script() {
+    let home = tempfile::tempdir().expect("tmp");
+    tutor(home.path())
+        .arg("lab")
+        .write_stdin("lisen tools\n")
+        .assert()
+        .failure()
+        .stdout(predicates::str::contains("did you mean `listen`?"));
+}
+
+#[test]
+fn faults_are_flagged_in_place_with_rule_and_spec() {
+    let home = tempfile::tempdir().expect("tmp");
+    let out = tutor(home.path())
+        .args(["lab", "--fault", "notify-before-ack", "--fault", "untagged"])
+        .write_stdin("listen tools\nchange tools\n")
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let out = String::from_utf8_lossy(&out);
+    assert!(out.contains("✗ ack-first"), "{out}");
+    assert!(out.contains("✗ tag-present"), "{out}");
+    assert!(out.contains("spec: SUB §Acknowledgment"), "{out}");
+}
+
+/// A separately started `mcp-tutor serve` on a free port; killed on drop.
+pub struct Served {
+    child: Child,
+    pub url: String,
+}
+
+impl Served {
+    pub fn start() -> Served {
+        let mut child = Command::new(bin())
+            .args(["serve", "--port", "0"])
+            .env("NO_COLOR", "1")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start mcp-tutor serve");
+        let stdout = child.stdout.take().expect("stdout");
+        let mut lines = BufReader::new(stdout).lines();
+        let url = loop {
+            let line = lines
+                .next()
+                .expect("serve prints its URL")
+                .expect("read serve output");
+            if let Some(i) = line.find("http://") {
+                break line[i..].trim().to_owned();
+            }
+        };
+        // Keep draining so the server never blocks on a full pipe.
+        std::thread::spawn(move || for _ in lines {});
+        Served { child, url }
+    }
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn any_server_by_url_uses_its_trigger_tools_and_refuses_drop_and_fault() {
+    let served = Served::start();
+    let home = tempfile::tempdir().expect("tmp");
+    let out = tutor(home.path())
+        .args(["lab", "--url", &served.url])
+        .write_stdin("listen tools\nchange tools\nclose lab-1\ndrop\nfault no-ack on\nclose all\n")
+        .assert()
+        .failure()
+        .get_output()
+        .stdout
+        .clone();
+    let out = normalise(&String::from_utf8_lossy(&out));
+    insta::assert_snapshot!("url_mode", out);
+}

@@ -1,0 +1,90 @@
+//! The interactive lab in a real terminal (a pty): a frame that arrives while the user is
+//! typing is printed above the prompt, and the half-typed line survives it intact.
+
+use std::process::Command;
+
+use rexpect::session::{PtySession, spawn_command};
+
+use crate::lab::{Served, bin, tutor};
+
+/// Type like a person, one key at a time. (rustyline 17 with an external printer only looks at
+/// the terminal when it becomes readable, so a burst of keys in one write is read lazily; real
+/// pastes arrive bracketed and are read whole.)
+fn type_keys(p: &mut PtySession, keys: &str) {
+    for c in keys.chars() {
+        p.send(&c.to_string()).expect("type a key");
+        p.flush().expect("flush");
+        std::thread::sleep(std::time::Duration::from_millis(15));
+    }
+}
+
+fn enter(p: &mut PtySession, line: &str) {
+    type_keys(p, line);
+    type_keys(p, "\r");
+}
+
+#[test]
+fn a_frame_arriving_while_typing_prints_above_the_prompt_without_garbling_it() {
+    let served = Served::start();
+    let home = tempfile::tempdir().expect("tmp");
+    let mut cmd = Command::new(bin());
+    cmd.args(["lab", "--url", &served.url])
+        .env("MCP_TUTOR_HOME", home.path())
+        .env("HOME", home.path())
+        .env("NO_COLOR", "1")
+        .env("TERM", "xterm");
+    let mut p = spawn_command(cmd, Some(30_000)).expect("spawn the lab in a pty");
+    p.exp_string("lab> ").expect("first prompt");
+    enter(&mut p, "listen tools");
+    p.exp_string("notifications/subscriptions/acknowledged")
+        .expect("the ack is shown");
+    p.exp_string("tools/list")
+        .expect("the careful client re-lists");
+    p.exp_string("lab> ").expect("prompt again");
+
+    // Half a step typed, not yet entered...
+    type_keys(&mut p, "stat");
+    p.exp_string("stat").expect("echoed");
+
+    // ...when another client makes the server change its tools.
+    tutor(home.path())
+        .args(["lab", "--url", &served.url])
+        .write_stdin("change tools\n")
+        .assert()
+        .success();
+
+    p.exp_string("[\"lab-1\"] notifications/tools/list_changed")
+        .expect("the frame is printed while the user types");
+    p.exp_string("tag \"lab-1\" = the listen request's own id")
+        .expect("annotated");
+    // The prompt and the half-typed line are drawn again below the frame.
+    p.exp_regex(r"lab> (\x1b\[[0-9;]*[A-Za-z])*stat")
+        .expect("the typed text survives");
+
+    // Finishing the line runs the whole word the user typed across the interruption.
+    enter(&mut p, "us");
+    p.exp_string("live; asked: tools; honoured: tools; frames: 2")
+        .expect("`status` ran, with both frames counted");
+    enter(&mut p, "quit");
+    p.exp_eof().expect("the lab exits");
+}
+
+#[test]
+fn tab_completes_steps_and_help_explains_them() {
+    let home = tempfile::tempdir().expect("tmp");
+    let mut cmd = Command::new(bin());
+    cmd.arg("lab")
+        .env("MCP_TUTOR_HOME", home.path())
+        .env("HOME", home.path())
+        .env("NO_COLOR", "1")
+        .env("TERM", "xterm");
+    let mut p = spawn_command(cmd, Some(30_000)).expect("spawn the lab in a pty");
+    p.exp_string("lab> ").expect("first prompt");
+    type_keys(&mut p, "he\t");
+    p.exp_string("help").expect("completed to help");
+    enter(&mut p, "cancel");
+    p.exp_string("notifications/cancelled")
+        .expect("help for cancel");
+    enter(&mut p, "quit");
+    p.exp_eof().expect("the lab exits");
+}
