@@ -85,8 +85,32 @@ fn compact(v: &Value) -> String {
     serde_json::to_string(v).unwrap_or_default()
 }
 
+/// Screen-reader mode keeps to ASCII punctuation (the `§` of spec references stays: it is read
+/// out as "section").
+fn ascii_punctuation(s: String) -> String {
+    if s.is_ascii() {
+        return s;
+    }
+    s.replace('—', "-")
+        .replace('…', "...")
+        .replace('→', "->")
+        .replace('←', "<-")
+        .replace('✓', "ok")
+        .replace(['✗', '✕'], "x")
+        .replace('≠', "!=")
+}
+
 /// One event as text, ending in a newline (empty for events that show nothing).
 pub fn render(ev: &Event, look: Look) -> String {
+    let text = render_styled(ev, look);
+    if look.plain {
+        ascii_punctuation(text)
+    } else {
+        text
+    }
+}
+
+fn render_styled(ev: &Event, look: Look) -> String {
     let m = marks(look.plain);
     let mut out = String::new();
     match ev {
