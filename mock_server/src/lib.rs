@@ -24,7 +24,9 @@
 //! - [`start_http`] → [`RunningServer`] `{ url, addr, control }` and [`RunningServer::shutdown`].
 //! - [`start_stdio`] / [`run_stdio`]: the same server over any `AsyncRead`/`AsyncWrite` pair.
 //! - [`Control`]: `trigger`, `close`, `close_all`, `drop_all`, `set_fault`, `faults`,
-//!   `subscriptions` (→ [`SubscriptionInfo`]). Works the same for both transports.
+//!   `subscriptions` (→ [`SubscriptionInfo`]), `shutdown`. Works the same for both transports.
+//! - [`cli::ServeArgs`] / [`cli::run`]: the `--host/--port/--stdio/--fault` command line shared by
+//!   the `mock_server` binary and `mcp-tutor serve`.
 //! - [`Fault`]: one per rule, `--fault NAME` names, [`Fault::rule`] and [`Fault::spec`].
 //! - [`protocol`]: the ONE place for MCP message types and constants.
 //!
@@ -164,8 +166,8 @@ impl RunningServer {
         }
     }
 
-    /// Waits until the server stops (after [`RunningServer::shutdown`] from a clone of the
-    /// control, or an I/O error).
+    /// Waits until the server stops: after [`Control::shutdown`] on a clone of `control` (open
+    /// streams end gracefully first), or on an I/O error.
     pub async fn wait(self) -> anyhow::Result<()> {
         self.task.await?.context("the HTTP server failed")
     }
