@@ -504,3 +504,48 @@ fn plain_transcript_layout() {
     assert!(!out.contains('\u{1b}') && !out.contains('─') && !out.contains('✓'));
     insta::assert_snapshot!(out);
 }
+
+#[test]
+fn two_sessions_at_once_lose_no_review() {
+    let home = tempfile::tempdir().unwrap();
+    let spawn = |args: &[&str], script: String| {
+        let mut child = Command::new(bin())
+            .env_clear()
+            .env("MCP_TUTOR_HOME", home.path())
+            .env("MCP_TUTOR_NOW", DAY1)
+            .env("TZ", "UTC")
+            .env("NO_COLOR", "1")
+            .env("HOME", home.path())
+            .arg("--decks")
+            .arg(fixtures())
+            .arg("quiz")
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        std::thread::spawn(move || stdin.write_all(script.as_bytes()));
+        child
+    };
+    // Three cram sessions over the same deck (`.` gives up, Enter rates) and a review session,
+    // all writing at once.
+    let cram = ".\n\n".repeat(4);
+    let mut children: Vec<_> = (0..3)
+        .map(|_| spawn(&["cram", "--deck", "qz"], cram.clone()))
+        .collect();
+    children.push(spawn(
+        &["--deck", "qz"],
+        format!("{GOOD_FIRST}\n\n3\ntime out and retry\n\n3\n"),
+    ));
+    for child in &mut children {
+        assert!(child.wait().unwrap().success());
+    }
+    let log = export(home.path());
+    let cram_rows = log.iter().filter(|r| r["mode"] == "cram").count();
+    let review_rows = log.iter().filter(|r| r["mode"] == "review").count();
+    assert_eq!((cram_rows, review_rows), (12, 2), "{log:?}");
+    let ids: std::collections::HashSet<_> = log.iter().map(|r| r["id"].as_i64().unwrap()).collect();
+    assert_eq!(ids.len(), log.len());
+}
