@@ -249,7 +249,7 @@ impl Session {
                         self.screen.feedback(&card, &grade, seconds);
                     }
                     let _ = text;
-                    match self.rate(&key, &card, &sugg, input)? {
+                    match self.rate(&card, &sugg, effort.deeper_before, input)? {
                         RateStep::Rated(r) => {
                             self.save(&key, &card, &grade, &sugg, &effort, r, is_followup)?;
                             self.after_rating(&key, &card, &grade, r);
@@ -520,12 +520,13 @@ impl Session {
 
     fn rate(
         &mut self,
-        _key: &str,
         card: &Card,
         sugg: &Suggestion,
+        rungs_read: u32,
         input: &mut dyn Input,
     ) -> anyhow::Result<RateStep> {
-        let mut rung = card.deeper.as_ref().map_or(0, |_| 0u32);
+        // After answering, `deeper` carries on from the rung reached before (no penalty now).
+        let mut rung = rungs_read;
         loop {
             let prompt = self
                 .screen
