@@ -72,7 +72,7 @@ fn parse_faults(names: &[String]) -> anyhow::Result<Vec<Fault>> {
         .collect()
 }
 
-pub async fn connect(target: &Target, _tx: Tx) -> anyhow::Result<Connection> {
+pub async fn connect(target: &Target, tx: Tx) -> anyhow::Result<Connection> {
     let fault_names: Vec<String> = Fault::all().iter().map(|f| f.name().to_owned()).collect();
     let uris: Vec<String> = mock_server::resource_uris()
         .into_iter()
@@ -107,10 +107,10 @@ pub async fn connect(target: &Target, _tx: Tx) -> anyhow::Result<Connection> {
         Target::Stdio { faults } => {
             parse_faults(faults)?;
             let exe = std::env::current_exe().context("cannot find the mcp-tutor binary")?;
-            let mut cmd = tokio::process::Command::new(exe);
-            cmd.arg("serve").arg("--stdio");
+            let mut args = vec!["serve".to_owned(), "--stdio".to_owned()];
             for f in faults {
-                cmd.arg("--fault").arg(f);
+                args.push("--fault".to_owned());
+                args.push(f.clone());
             }
             let shown = if faults.is_empty() {
                 "mcp-tutor serve --stdio".to_owned()
@@ -120,7 +120,7 @@ pub async fn connect(target: &Target, _tx: Tx) -> anyhow::Result<Connection> {
                     faults.join(" --fault ")
                 )
             };
-            let link = StdioLink::spawn(cmd, shown, _tx)?;
+            let link = StdioLink::spawn(exe, args, shown, tx)?;
             Ok(Connection {
                 link: Box::new(link),
                 controls: Controls::Tools(TriggerTools::default()),
@@ -354,18 +354,51 @@ impl Link for HttpLink {
 /// stdio: one channel for everything. Replies to plain requests are matched by id; all other
 /// traffic (every subscription's frames) goes to the lab, which demultiplexes by tag.
 struct StdioLink {
-    sender: StdioSender,
     shown: String,
+    program: std::path::PathBuf,
+    args: Vec<String>,
+    tx: Tx,
     pending: Waiters,
+    channel: Mutex<Channel>,
+}
+
+/// One running child: its stdin, and the task reading its stdout.
+struct Channel {
+    sender: StdioSender,
     reader: JoinHandle<()>,
 }
 
 impl StdioLink {
-    fn spawn(cmd: tokio::process::Command, shown: String, tx: Tx) -> anyhow::Result<Self> {
+    fn spawn(
+        program: std::path::PathBuf,
+        args: Vec<String>,
+        shown: String,
+        tx: Tx,
+    ) -> anyhow::Result<Self> {
+        let pending: Waiters = Arc::default();
+        let channel = Self::start(&program, &args, &tx, &pending)?;
+        Ok(StdioLink {
+            shown,
+            program,
+            args,
+            tx,
+            pending,
+            channel: Mutex::new(channel),
+        })
+    }
+
+    fn start(
+        program: &Path,
+        args: &[String],
+        tx: &Tx,
+        pending: &Waiters,
+    ) -> anyhow::Result<Channel> {
+        let mut cmd = tokio::process::Command::new(program);
+        cmd.args(args);
         let mut client = StdioClient::spawn(cmd)?;
         let sender = client.sender();
-        let pending: Waiters = Arc::default();
         let waiting = pending.clone();
+        let tx = tx.clone();
         let reader = tokio::spawn(async move {
             while let Some(ev) = client.next().await {
                 match ev {
@@ -405,12 +438,14 @@ impl StdioLink {
             // Dropping the client kills the child (kill_on_drop).
             drop(client);
         });
-        Ok(StdioLink {
-            sender,
-            shown,
-            pending,
-            reader,
-        })
+        Ok(Channel { sender, reader })
+    }
+
+    fn sender(&self) -> anyhow::Result<StdioSender> {
+        self.channel
+            .lock()
+            .map(|c| c.sender.clone())
+            .map_err(|_| anyhow::anyhow!("the stdio channel is in a bad state"))
     }
 }
 
@@ -433,7 +468,7 @@ impl Link for StdioLink {
             if let Ok(mut p) = self.pending.lock() {
                 p.insert(id.clone(), tx);
             }
-            let line = self.sender.send(&message).await?;
+            let line = self.sender()?.send(&message).await?;
             let (raw, reply) = tokio::time::timeout(Duration::from_secs(5), rx)
                 .await
                 .map_err(|_| anyhow::anyhow!("no reply to {id} within 5 s"))?
@@ -454,7 +489,7 @@ impl Link for StdioLink {
         _tx: Tx,
     ) -> BoxFut<'a, anyhow::Result<Opened>> {
         Box::pin(async move {
-            let line = self.sender.send(&message).await?;
+            let line = self.sender()?.send(&message).await?;
             Ok(Opened {
                 sent_wire: format!("stdin  > {line}"),
                 got_wire: String::new(),
@@ -466,21 +501,54 @@ impl Link for StdioLink {
 
     fn cancel<'a>(&'a self, id: &'a RequestId) -> BoxFut<'a, anyhow::Result<Option<String>>> {
         Box::pin(async move {
-            let line = self.sender.cancel(id, Some("cancelled in the lab")).await?;
+            let line = self
+                .sender()?
+                .cancel(id, Some("cancelled in the lab"))
+                .await?;
             Ok(Some(format!("stdin  > {line}")))
         })
     }
 
     fn shutdown<'a>(&'a self) -> BoxFut<'a, ()> {
         Box::pin(async move {
-            self.sender.close_stdin().await;
+            let Ok(sender) = self.sender() else { return };
+            sender.close_stdin().await;
             let _ = tokio::time::timeout(Duration::from_secs(2), async {
-                while !self.reader.is_finished() {
+                while !self
+                    .channel
+                    .lock()
+                    .map(|c| c.reader.is_finished())
+                    .unwrap_or(true)
+                {
                     tokio::time::sleep(Duration::from_millis(20)).await;
                 }
             })
             .await;
-            self.reader.abort();
+            if let Ok(c) = self.channel.lock() {
+                c.reader.abort();
+            }
+        })
+    }
+
+    /// The server vanishes: the child is killed mid-stream. Then the careful client restarts it
+    /// (STDIO §Unexpected Termination), with no subscription surviving.
+    fn vanish<'a>(&'a self) -> BoxFut<'a, anyhow::Result<bool>> {
+        Box::pin(async move {
+            let fresh = Self::start(&self.program, &self.args, &self.tx, &self.pending)?;
+            let old = {
+                let mut c = self
+                    .channel
+                    .lock()
+                    .map_err(|_| anyhow::anyhow!("the stdio channel is in a bad state"))?;
+                std::mem::replace(&mut *c, fresh)
+            };
+            // Dropping the reader drops the client, which kills the child (kill_on_drop).
+            old.reader.abort();
+            let _ = old.reader.await;
+            let _ = self.tx.send(Incoming::ChannelClosed {
+                why: "the server process was killed".to_owned(),
+            });
+            Ok(true)
         })
     }
 }

@@ -87,4 +87,9 @@ pub trait Link: Send + Sync {
     fn cancel<'a>(&'a self, id: &'a RequestId) -> BoxFut<'a, anyhow::Result<Option<String>>>;
     /// Stop everything (lab exit or reset).
     fn shutdown<'a>(&'a self) -> BoxFut<'a, ()>;
+    /// Make the server vanish with no goodbye, when the transport can (a stdio child is
+    /// killed, then restarted). False when it cannot.
+    fn vanish<'a>(&'a self) -> BoxFut<'a, anyhow::Result<bool>> {
+        Box::pin(async { Ok(false) })
+    }
 }

@@ -183,7 +183,7 @@ pub fn run(args: Args, g: &Global) -> anyhow::Result<ExitCode> {
         let mut runner = Runner {
             lab,
             rx,
-            quiet: Duration::from_millis(250),
+            quiet: Duration::from_millis(400),
         };
         let lab_failed = rt.block_on(async {
             runner.lab.banner();

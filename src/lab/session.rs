@@ -694,10 +694,30 @@ impl Lab {
                     "server side: {n} stream(s) cut with no result, as if the server vanished"
                 ));
             }
-            Controls::Tools(_) => self.error(
-                "`drop` needs the bundled server (a remote server cannot be told to vanish); \
-                 stop your server by hand to see the same",
-            ),
+            Controls::Tools(_) => {
+                let open: Vec<RequestId> = self
+                    .subs
+                    .iter()
+                    .filter(|s| s.is_open())
+                    .map(|s| s.id.clone())
+                    .collect();
+                match self.link.vanish().await {
+                    Ok(true) => {
+                        self.dropped = true;
+                        self.expecting.extend(open);
+                        self.info(
+                            "the server process was killed mid-stream; the careful client \
+                             restarts it (STDIO §Unexpected Termination) and must listen again: \
+                             no subscription survives",
+                        );
+                    }
+                    Ok(false) => self.error(
+                        "`drop` needs the bundled server or --stdio (a remote server cannot be \
+                         told to vanish); stop your server by hand to see the same",
+                    ),
+                    Err(e) => self.error(format!("could not restart the server: {e:#}")),
+                }
+            }
         }
     }
 

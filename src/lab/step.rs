@@ -211,7 +211,7 @@ pub const HELP: &[StepHelp] = &[
                subset; every message on it is tagged with the listen request's own id, which \
                the lab chooses (lab-1, lab-2, and every third one a bare integer so you see the \
                JSON type echoed). `--id` picks the id yourself (`--id 7` is a number, \
-               `--id '\"7\"'` a string).",
+               `--id \"7\"` a string).",
     },
     StepHelp {
         name: "change",
