@@ -319,6 +319,25 @@ async fn header_checks(client: &HttpClient, report: &mut Report) {
     );
     report.add(f);
 
+    // A browser page on another site reaching a local server: the Origin a DNS-rebinding attack
+    // carries.
+    let probe = tools_list_request(908);
+    let mut headers = super::wire::standard_headers(&probe);
+    headers.push((
+        "Origin".to_owned(),
+        "http://mcp-tutor-check.invalid".to_owned(),
+    ));
+    let (f, _) = judge_refusal(
+        Rule::OriginRejected,
+        "tools/list with Origin: http://mcp-tutor-check.invalid",
+        client
+            .send_raw("POST", Some(probe.to_string()), headers)
+            .await,
+        403,
+        None,
+    );
+    report.add(f);
+
     // A modern client's GET/DELETE (version header present): only a legacy client would expect
     // a stream or a session end here.
     for verb in ["GET", "DELETE"] {
@@ -1195,6 +1214,7 @@ pub async fn run_stdio(cmd: &[String], cfg: Config) -> anyhow::Result<Report> {
         Rule::MissingMeta,
         Rule::UnknownMethod,
         Rule::GetDeleteNotAllowed,
+        Rule::OriginRejected,
         Rule::SseNoBuffering,
     ] {
         run.report.skip(

@@ -72,6 +72,7 @@ pub enum Rule {
     MissingMeta,
     UnknownMethod,
     GetDeleteNotAllowed,
+    OriginRejected,
 }
 
 impl From<Rule> for &'static str {
@@ -81,7 +82,7 @@ impl From<Rule> for &'static str {
 }
 
 impl Rule {
-    pub const ALL: [Rule; 25] = [
+    pub const ALL: [Rule; 26] = [
         Rule::Discover,
         Rule::HeaderMethodMissing,
         Rule::HeaderMethodMismatch,
@@ -91,6 +92,7 @@ impl Rule {
         Rule::MissingMeta,
         Rule::UnknownMethod,
         Rule::GetDeleteNotAllowed,
+        Rule::OriginRejected,
         Rule::SseNoBuffering,
         Rule::WellFormed,
         Rule::AckFirst,
@@ -137,6 +139,7 @@ impl Rule {
             Rule::MissingMeta => "missing-meta",
             Rule::UnknownMethod => "unknown-method",
             Rule::GetDeleteNotAllowed => "get-delete-405",
+            Rule::OriginRejected => "origin-403",
         }
     }
 
@@ -212,6 +215,9 @@ impl Rule {
                 "a request missing a required _meta field is refused with HTTP 400 and -32602"
             }
             Rule::UnknownMethod => "an unknown method is answered with HTTP 404 and -32601",
+            Rule::OriginRejected => {
+                "a request with a foreign Origin is refused with HTTP 403 (DNS-rebinding protection)"
+            }
             Rule::GetDeleteNotAllowed => {
                 "GET and DELETE on the MCP endpoint are answered with HTTP 405 (SHOULD)"
             }
@@ -271,6 +277,7 @@ impl Rule {
             }
             Rule::MissingMeta => "BASE §_meta; PROTOCOL.md §1.3, §3",
             Rule::UnknownMethod => "HTTP §Protocol Version Header; PROTOCOL.md §1.3",
+            Rule::OriginRejected => "HTTP §Security & Endpoint; PROTOCOL.md §1.3",
             Rule::GetDeleteNotAllowed => {
                 "HTTP §Earlier Streamable HTTP Revisions; PROTOCOL.md §1.6"
             }
@@ -279,9 +286,10 @@ impl Rule {
 
     pub fn level(self) -> Level {
         match self {
-            Rule::GracefulClose | Rule::AckedTypesDelivered | Rule::GetDeleteNotAllowed => {
-                Level::Should
-            }
+            Rule::GracefulClose
+            | Rule::AckedTypesDelivered
+            | Rule::GetDeleteNotAllowed
+            | Rule::SseNoBuffering => Level::Should,
             _ => Level::Must,
         }
     }

@@ -602,3 +602,26 @@ fn rule_names_are_unique_and_round_trip() {
     names.dedup();
     assert_eq!(names.len(), Rule::ALL.len());
 }
+
+#[test]
+fn should_rules_are_exactly_the_spec_shoulds() {
+    let should: Vec<&str> = Rule::ALL
+        .iter()
+        .filter(|r| r.level() == Level::Should)
+        .map(|r| r.name())
+        .collect();
+    assert_eq!(
+        should,
+        vec![
+            "get-delete-405",
+            "sse-no-buffering",
+            "acked-types-delivered",
+            "graceful-close"
+        ]
+    );
+    for r in Rule::ALL {
+        if r.title().contains("(SHOULD)") {
+            assert_eq!(r.level(), Level::Should, "{r}");
+        }
+    }
+}

@@ -92,7 +92,7 @@ fn check_passes_against_the_bundled_mock_server() {
     let (code, out) = check(&[&mock.url(), "--timeout", "3"]);
     assert_eq!(code, 0, "{out}");
     let st = statuses(&out);
-    assert_eq!(st.len(), 25, "one line per rule\n{out}");
+    assert_eq!(st.len(), 26, "one line per rule\n{out}");
     for (rule, status) in &st {
         // Over HTTP the client cancel is closing the stream: nothing can be seen after it.
         let want = if rule == "nothing-after-cancel" {
@@ -103,7 +103,7 @@ fn check_passes_against_the_bundled_mock_server() {
         assert_eq!(status, want, "{rule}\n{out}");
     }
     assert!(
-        out.trim_end().ends_with("24 passed, 0 failed, 1 skipped"),
+        out.trim_end().ends_with("25 passed, 0 failed, 1 skipped"),
         "{out}"
     );
     assert!(
@@ -124,11 +124,11 @@ fn check_json_reports_every_rule_and_the_evidence() {
         .unwrap();
     assert!(out.status.success());
     let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(doc["passed"], 24);
+    assert_eq!(doc["passed"], 25);
     assert_eq!(doc["failed"], 0);
     assert_eq!(doc["skipped"], 1);
     let rules = doc["rules"].as_array().unwrap();
-    assert_eq!(rules.len(), 25);
+    assert_eq!(rules.len(), 26);
     let ack = rules.iter().find(|r| r["rule"] == "ack-first").unwrap();
     assert_eq!(ack["status"], "PASS");
     assert_eq!(ack["level"], "must");
@@ -224,6 +224,7 @@ fn check_over_stdio_passes_against_the_bundled_server() {
                 "missing-meta",
                 "unknown-method",
                 "get-delete-405",
+                "origin-403",
                 "sse-no-buffering",
             ]
             .contains(&rule.as_str());
@@ -232,7 +233,7 @@ fn check_over_stdio_passes_against_the_bundled_server() {
     }
     assert!(out.contains("PASS  nothing-after-cancel  ("), "{out}");
     assert!(
-        out.trim_end().ends_with("16 passed, 0 failed, 9 skipped"),
+        out.trim_end().ends_with("16 passed, 0 failed, 10 skipped"),
         "{out}"
     );
 }
@@ -400,7 +401,7 @@ fn list_rules_names_every_rule_with_its_level_and_spec() {
         .output()
         .unwrap();
     let rules: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(rules.as_array().unwrap().len(), 25);
+    assert_eq!(rules.as_array().unwrap().len(), 26);
     assert_eq!(rules[0]["rule"], "discover");
 }
 
