@@ -438,15 +438,94 @@ pub(super) fn cloze(card: &Card, answer: &str) -> Parts {
     parts
 }
 
-/// The line an answer names: "line 3", "l3", "#3", "3:" or a leading number.
+const NUMBER_WORDS: &[&str] = &[
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+    "thirteen",
+    "fourteen",
+    "fifteen",
+    "sixteen",
+    "seventeen",
+    "eighteen",
+    "nineteen",
+    "twenty",
+];
+const ORDINAL_WORDS: &[&str] = &[
+    "first",
+    "second",
+    "third",
+    "fourth",
+    "fifth",
+    "sixth",
+    "seventh",
+    "eighth",
+    "ninth",
+    "tenth",
+    "eleventh",
+    "twelfth",
+    "thirteenth",
+    "fourteenth",
+    "fifteenth",
+    "sixteenth",
+    "seventeenth",
+    "eighteenth",
+    "nineteenth",
+    "twentieth",
+];
+
+fn number_word(w: &str) -> Option<u32> {
+    NUMBER_WORDS
+        .iter()
+        .position(|n| *n == w)
+        .map(|i| i as u32 + 1)
+}
+
+fn ordinal_word(w: &str) -> Option<u32> {
+    ORDINAL_WORDS
+        .iter()
+        .position(|n| *n == w)
+        .map(|i| i as u32 + 1)
+        .or_else(|| {
+            // "3rd", "2nd"
+            let digits = w.trim_end_matches(|c: char| c.is_ascii_alphabetic());
+            let suffix = &w[digits.len()..];
+            matches!(suffix, "st" | "nd" | "rd" | "th")
+                .then(|| digits.parse().ok())
+                .flatten()
+        })
+}
+
+/// The line an answer names: "line 3", "line three", "the third line", "l3", "#3", "3:" or a
+/// leading number.
 pub fn named_line(answer: &str) -> Option<(u32, usize, usize)> {
     let a = Analysis::new(answer);
     let num = |i: usize| {
-        a.tokens
-            .get(i)
-            .and_then(|t| t.norm.parse::<u32>().ok().map(|n| (n, t.start, t.end)))
+        a.tokens.get(i).and_then(|t| {
+            t.norm
+                .parse::<u32>()
+                .ok()
+                .or_else(|| number_word(&t.norm))
+                .map(|n| (n, t.start, t.end))
+        })
     };
     for (i, t) in a.tokens.iter().enumerate() {
+        // "the third line"
+        if let Some(n) = ordinal_word(&t.norm) {
+            if a.tokens.get(i + 1).is_some_and(|l| l.norm == "line") {
+                let (s, e) = a.original(t.start, a.tokens[i + 1].end);
+                return Some((n, s, e));
+            }
+        }
         if matches!(t.norm.as_str(), "line" | "lines" | "ln") {
             if let Some(n) = num(i + 1) {
                 let (s, e) = a.original(t.start, n.2);

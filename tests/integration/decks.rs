@@ -251,3 +251,17 @@ fn readme_deck_format_examples_pass_check() {
             "1 deck(s), 6 card(s): all checks and self-tests pass",
         ));
 }
+
+/// One card as `decks show` prints it.
+#[test]
+fn show_layout() {
+    let t = tmp();
+    let out = tutor(&t)
+        .args(["--decks", GOOD, "decks", "show", "demo/bug-early-change"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    insta::assert_snapshot!(String::from_utf8_lossy(&out));
+}

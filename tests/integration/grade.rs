@@ -394,6 +394,9 @@ fn spot_the_bug_needs_the_line_and_the_rule() {
         "line 2: the list_changed arrives before the ack, which must come first",
         "2: a change notification precedes the acknowledgement; the ack has to be first",
         "Line #2 — ack must be first.",
+        "The second line: a list_changed comes before the ack, which must be first.",
+        "line two, the acknowledgement must come first",
+        "2nd line - the ack must be first",
     ] {
         let g = grade("demo/bug-early-change", ok);
         assert_eq!(g.verdict, Verdict::Pass, "{ok}\n{g:#?}");
@@ -418,4 +421,24 @@ fn unicode_forms_and_smart_punctuation() {
         .expect("point");
     let span = p.span.as_ref().expect("span");
     assert_eq!(span.text, "notifications/subscriptions/acknowledged");
+}
+
+/// The checklist layout a person reads (colour off).
+#[test]
+fn checklist_layout() {
+    let t = tempfile::tempdir().expect("tmp");
+    let out = tutor(&t)
+        .args([
+            "--decks",
+            GOOD,
+            "grade",
+            "demo/ack-first",
+            "The server must first send notifications/subscription/acknowledge; it is the initialize handshake, and silence would be ambiguous.",
+        ])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    insta::assert_snapshot!(String::from_utf8_lossy(&out));
 }
