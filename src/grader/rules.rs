@@ -147,10 +147,10 @@ fn phrase_at(a: &Analysis, i: usize, p: &Phrase, typos: bool) -> Option<Occurren
 /// Every occurrence of any alternative of `g` in sentence `s`.
 fn group_occurrences(a: &Analysis, g: &Group, s: usize, typos: bool) -> Vec<Occurrence> {
     let mut out = Vec::new();
-    for (i, t) in a.tokens.iter().enumerate() {
-        if t.sentence != s {
-            continue;
-        }
+    // Tokens are in sentence order: only sentence `s` is scanned.
+    let from = a.tokens.partition_point(|t| t.sentence < s);
+    let to = a.tokens.partition_point(|t| t.sentence <= s);
+    for i in from..to {
         for alt in &g.alts {
             if let Some(o) = phrase_at(a, i, alt, typos) {
                 out.push(o);
