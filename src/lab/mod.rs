@@ -176,7 +176,14 @@ pub fn run(args: Args, g: &Global) -> anyhow::Result<ExitCode> {
         dir: data_dir.clone(),
     };
 
-    if !interactive || sc.is_some() {
+    let fault_names = conn.fault_names.clone();
+    let uris = conn.uris.clone();
+    let keep = conn.keep;
+    let history = data_dir.map(|d| d.join("lab_history"));
+
+    // Scripts and scenarios run step by step, settling after each; an interactive scenario then
+    // hands its lab over to the REPL so the learner can keep experimenting.
+    let (lab, rx) = if !interactive || sc.is_some() {
         let lines = script_lines.unwrap_or_default();
         let sink: Box<dyn Sink> = Box::new(Stdout { json: args.json });
         let lab = Lab::new(conn.link, conn.controls, tx, sink, look, ack_timeout);
@@ -201,45 +208,57 @@ pub fn run(args: Args, g: &Global) -> anyhow::Result<ExitCode> {
                     }
                 }
             }
-            runner.lab.shutdown().await;
+            if !interactive {
+                runner.lab.shutdown().await;
+            }
             runner
                 .lab
                 .events
                 .iter()
                 .any(|e| matches!(e, event::Event::Error { .. }))
         });
-        drop(conn.keep);
-        // A script that hit an error says so in its exit status, so CI notices.
-        return Ok(if lab_failed && sc.is_none() {
-            ExitCode::FAILURE
-        } else {
-            ExitCode::SUCCESS
-        });
-    }
+        if !interactive {
+            drop(keep);
+            // A script that hit an error says so in its exit status, so CI notices.
+            return Ok(if lab_failed && sc.is_none() {
+                ExitCode::FAILURE
+            } else {
+                ExitCode::SUCCESS
+            });
+        }
+        (runner.lab, runner.rx)
+    } else {
+        let sink: Box<dyn Sink> = Box::new(Stdout { json: args.json });
+        let mut lab = Lab::new(conn.link, conn.controls, tx, sink, look, ack_timeout);
+        lab.banner();
+        (lab, rx)
+    };
 
     let ids = Arc::new(std::sync::Mutex::new(Vec::new()));
     let helper = repl::LabHelper {
         ids: ids.clone(),
-        faults: conn.fault_names.clone(),
-        uris: conn.uris.clone(),
+        faults: fault_names,
+        uris,
     };
     let mut rl = repl::editor(helper)?;
-    let sink: Box<dyn Sink> = match rl.create_external_printer() {
-        Ok(printer) => Box::new(repl::PrinterSink {
+    let mut lab = lab;
+    if let Ok(printer) = rl.create_external_printer() {
+        lab.set_sink(Box::new(repl::PrinterSink {
             printer,
             json: args.json,
-        }),
-        Err(_) => Box::new(Stdout { json: args.json }),
-    };
-    let mut lab = Lab::new(conn.link, conn.controls, tx, sink, look, ack_timeout);
-    lab.banner();
+        }));
+    }
     lab.emit(event::Event::Info {
-        text: "type `help` for the steps, `quit` to leave; try `listen tools` then `change tools`"
-            .into(),
+        text: if sc.is_some() {
+            "the scenario is over; keep experimenting here (`help` for the steps, `quit` to leave)"
+                .into()
+        } else {
+            "type `help` for the steps, `quit` to leave; try `listen tools` then `change tools`"
+                .into()
+        },
     });
     let lab = Arc::new(tokio::sync::Mutex::new(lab));
-    let history = data_dir.map(|d| d.join("lab_history"));
     repl::run(&rt, rl, lab, rx, ids, history)?;
-    drop(conn.keep);
+    drop(keep);
     Ok(ExitCode::SUCCESS)
 }

@@ -145,10 +145,15 @@ fn render_styled(ev: &Event, look: Look) -> String {
             why,
             lapse_recorded,
         } => {
+            let (yes, no) = if look.plain {
+                ("right:", "wrong:")
+            } else {
+                (m.ok, m.bad)
+            };
             let verdict = match (chosen, right) {
                 (None, _) => format!("answer: {correct} (no prediction made)"),
-                (Some(c), true) => format!("{} you said {c}, and the wire agrees", m.ok),
-                (Some(c), false) => format!("{} you said {c}; the answer is {correct}", m.bad),
+                (Some(c), true) => format!("{yes} you said {c}, and the wire agrees"),
+                (Some(c), false) => format!("{no} you said {c}; the answer is {correct}"),
             };
             let style = if *right {
                 Style::new().green().bold()

@@ -251,6 +251,11 @@ impl Lab {
         self.events.push(ev);
     }
 
+    /// Where events are shown from now on (an interactive scenario hands over to the REPL).
+    pub fn set_sink(&mut self, out: Box<dyn Sink>) {
+        self.out = out;
+    }
+
     /// Keep an event in the transcript without showing it (the REPL's own typed line).
     pub fn record(&mut self, ev: Event) {
         self.events.push(ev);

@@ -108,3 +108,42 @@ fn tab_completes_steps_and_help_explains_them() {
     enter(&mut p, "quit");
     p.exp_eof().expect("the lab exits");
 }
+
+#[test]
+fn an_interactive_scenario_asks_before_each_step_then_hands_over_to_the_repl() {
+    let home = tempfile::tempdir().expect("tmp");
+    let mut cmd = Command::new(bin());
+    cmd.args(["--plain", "lab", "--scenario", "ack-first"])
+        .env("MCP_TUTOR_HOME", home.path())
+        .env("HOME", home.path())
+        .env("NO_COLOR", "1")
+        .env("TERM", "xterm");
+    let mut p = spawn_command(cmd, Some(30_000)).expect("spawn the lab in a pty");
+    p.exp_string("What is the first JSON-RPC message on the stream?")
+        .expect("the first question");
+    p.exp_string("your prediction [abcd]")
+        .expect("asked before the step runs");
+    enter(&mut p, "a");
+    p.exp_string("notifications/subscriptions/acknowledged")
+        .expect("then the wire answers");
+    p.exp_string("wrong: you said a; the answer is b")
+        .expect("the prediction is judged");
+    p.exp_string("comes back sooner")
+        .expect("and becomes a lapse");
+    p.exp_string("your prediction [abcd]")
+        .expect("second question");
+    enter(&mut p, "b");
+    p.exp_string("right: you said b").expect("judged right");
+    p.exp_string("1 of 2 predictions right").expect("score");
+    p.exp_string("keep experimenting here")
+        .expect("the REPL takes over");
+    p.exp_string("lab> ").expect("prompt");
+    enter(&mut p, "quit");
+    p.exp_eof().expect("the lab exits");
+    let reviews = mcp_tutor::store::Store::open(home.path())
+        .expect("store")
+        .reviews()
+        .expect("reviews");
+    assert_eq!(reviews.len(), 1, "one lapse, for the wrong prediction");
+    assert_eq!(reviews[0].card, "subscriptions/listen-first-message");
+}
