@@ -3,11 +3,14 @@
 
 use std::io::{BufRead, Write};
 use std::sync::{Arc, Mutex};
+use std::time::Instant;
 
 use rustyline::error::ReadlineError;
+use rustyline::hint::Hinter;
 use rustyline::history::DefaultHistory;
 use rustyline::{
-    Cmd, ConditionalEventHandler, Editor, Event, EventContext, EventHandler, KeyEvent, RepeatCount,
+    Cmd, Completer, ConditionalEventHandler, Context, Editor, Event, EventContext, EventHandler,
+    Helper, Highlighter, KeyEvent, RepeatCount, Validator,
 };
 
 /// One line from the user.
@@ -24,6 +27,10 @@ pub trait Input {
     /// Read one line after showing `prompt`. With `one_key`, a digit 1–4 typed on an empty
     /// line is taken at once, without Enter (terminal only).
     fn read(&mut self, prompt: &str, one_key: bool) -> anyhow::Result<Line>;
+
+    /// Start (with the basics and solid-answer targets) or stop (`None`) the answer clock
+    /// shown while typing. Only a terminal shows it.
+    fn timer(&mut self, _targets: Option<(u32, u32)>) {}
 }
 
 /// Lines from any reader (standard input when it is not a terminal). The prompt is still
@@ -77,14 +84,48 @@ impl ConditionalEventHandler for OneKey {
     }
 }
 
+type Clock = Arc<Mutex<Option<(Instant, u32, u32)>>>;
+
+/// The running answer clock, drawn after the cursor as a rustyline hint: it is redrawn on every
+/// keystroke and erased when the line is accepted, so it never ends up in the transcript.
+#[derive(Helper, Completer, Highlighter, Validator)]
+struct ClockHint {
+    clock: Clock,
+}
+
+impl Hinter for ClockHint {
+    type Hint = String;
+
+    fn hint(&self, line: &str, pos: usize, _ctx: &Context<'_>) -> Option<String> {
+        if pos < line.len() {
+            return None;
+        }
+        let (start, basics, solid) = (*self.clock.lock().ok()?)?;
+        let secs = start.elapsed().as_secs();
+        let state = if secs > u64::from(solid) {
+            " (over time: capped at hard)"
+        } else if secs > u64::from(basics) {
+            " (past the basics target)"
+        } else {
+            ""
+        };
+        Some(format!("   ⏱ {}:{:02}{state}", secs / 60, secs % 60))
+    }
+}
+
 pub struct TtyInput {
-    editor: Editor<(), DefaultHistory>,
+    editor: Editor<ClockHint, DefaultHistory>,
     one_key: Arc<Mutex<OneKeyState>>,
+    clock: Clock,
 }
 
 impl TtyInput {
     pub fn new() -> anyhow::Result<TtyInput> {
-        let mut editor = Editor::<(), DefaultHistory>::new()?;
+        let mut editor = Editor::<ClockHint, DefaultHistory>::new()?;
+        let clock: Clock = Arc::new(Mutex::new(None));
+        editor.set_helper(Some(ClockHint {
+            clock: clock.clone(),
+        }));
         let one_key = Arc::new(Mutex::new(OneKeyState::default()));
         for key in ['1', '2', '3', '4'] {
             editor.bind_sequence(
@@ -95,7 +136,11 @@ impl TtyInput {
                 })),
             );
         }
-        Ok(TtyInput { editor, one_key })
+        Ok(TtyInput {
+            editor,
+            one_key,
+            clock,
+        })
     }
 
     fn arm(&self, on: bool) {
@@ -107,6 +152,12 @@ impl TtyInput {
 }
 
 impl Input for TtyInput {
+    fn timer(&mut self, targets: Option<(u32, u32)>) {
+        if let Ok(mut c) = self.clock.lock() {
+            *c = targets.map(|(b, s)| (Instant::now(), b, s));
+        }
+    }
+
     fn read(&mut self, prompt: &str, one_key: bool) -> anyhow::Result<Line> {
         self.arm(one_key);
         let res = self.editor.readline(prompt);

@@ -367,7 +367,10 @@ impl Session {
         }
         let started = Instant::now();
         let (basics, solid) = render::targets(card);
-        self.answer(card, input, started, (basics, solid))
+        input.timer(Some((basics, solid)));
+        let step = self.answer(card, input, started, (basics, solid));
+        input.timer(None);
+        step
     }
 
     fn answer(

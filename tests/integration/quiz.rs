@@ -328,8 +328,7 @@ fn pty_session_answer_hint_undo_rate_quit_resume() {
             .args(["quiz", "--deck", "qz"]);
         rexpect::session::spawn_command(c, Some(30_000)).unwrap()
     };
-    // rustyline drops type-ahead when it switches the terminal to raw mode, so like a person
-    // the test waits for each prompt before typing.
+    // Like a person, the test waits for each prompt before typing.
     let mut p = spawn();
     p.exp_string("] qz/first-message").unwrap();
     p.exp_string("finish with an empty line").unwrap();
@@ -383,9 +382,10 @@ fn pty_session_answer_hint_undo_rate_quit_resume() {
     let mut p = spawn();
     p.exp_string("] qz/first-followup").unwrap();
     p.exp_string("] > ").unwrap();
-    p.send_line("time out and retry").unwrap();
-    p.exp_string("]  ... ").unwrap();
-    p.send_line("").unwrap();
+    // A pasted multi-line answer arrives in one burst and is read whole.
+    p.send("time out\nand retry\n\n").unwrap();
+    p.flush().unwrap();
+    p.exp_string("you said").unwrap();
     p.exp_string("easy > ").unwrap();
     p.send("\r").unwrap();
     p.flush().unwrap();
