@@ -123,58 +123,74 @@ pub fn run(args: Args, g: &Global) -> anyhow::Result<ExitCode> {
     let store = Store::open(&crate::paths::data_dir(g)?)?;
     match args.command {
         Cmd::Export { format } => {
-            let mut out = std::io::stdout().lock();
-            let rows = store.reviews()?;
-            if format == Format::Csv {
-                writeln!(out, "{}", CSV_COLUMNS.join(","))?;
-            }
-            for r in &rows {
-                match format {
-                    Format::Jsonl => writeln!(out, "{}", serde_json::to_string(r)?)?,
-                    Format::Csv => writeln!(out, "{}", csv_row(r))?,
+            match export(&store, format) {
+                Err(e)
+                    if e.downcast_ref::<std::io::Error>()
+                        .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe) =>
+                {
+                    // `progress export | head` closed the pipe: not an error.
+                    Ok(ExitCode::SUCCESS)
                 }
+                other => other,
             }
-            Ok(ExitCode::SUCCESS)
         }
-        Cmd::Reset { target, all, yes } => {
-            let target = if all { None } else { target };
-            let cards = store.cards_matching(target.as_deref())?;
-            let what = target.as_deref().unwrap_or("every card");
-            if cards.is_empty() {
-                eprintln!(
-                    "nothing to reset: no progress recorded for `{what}` (cards are DECK/CARD, decks DECK; see `mcp-tutor progress export`)"
-                );
-                return Ok(ExitCode::from(1));
-            }
-            let reviews: usize = cards.iter().map(|(_, n)| n).sum();
-            let question = format!(
-                "Reset {what}: forget {} card{} and delete {reviews} review{}? This cannot be undone. [y/N] ",
-                cards.len(),
-                if cards.len() == 1 { "" } else { "s" },
-                if reviews == 1 { "" } else { "s" }
-            );
-            if !yes {
-                eprint!("{question}");
-                std::io::stderr().flush()?;
-                let mut line = String::new();
-                std::io::stdin().lock().read_line(&mut line)?;
-                if !std::io::stdin().is_terminal() {
-                    eprintln!();
-                }
-                if !matches!(line.trim().to_ascii_lowercase().as_str(), "y" | "yes") {
-                    eprintln!("nothing reset.");
-                    return Ok(ExitCode::from(1));
-                }
-            }
-            let keys: Vec<String> = cards.into_iter().map(|(c, _)| c).collect();
-            let n = store.reset(&keys)?;
-            println!(
-                "reset {} card{}: {n} review{} deleted.",
-                keys.len(),
-                if keys.len() == 1 { "" } else { "s" },
-                if n == 1 { "" } else { "s" }
-            );
-            Ok(ExitCode::SUCCESS)
+        Cmd::Reset { target, all, yes } => reset(&store, target, all, yes),
+    }
+}
+
+fn export(store: &Store, format: Format) -> anyhow::Result<ExitCode> {
+    let mut out = std::io::stdout().lock();
+    let rows = store.reviews()?;
+    if format == Format::Csv {
+        writeln!(out, "{}", CSV_COLUMNS.join(","))?;
+    }
+    for r in &rows {
+        match format {
+            Format::Jsonl => writeln!(out, "{}", serde_json::to_string(r)?)?,
+            Format::Csv => writeln!(out, "{}", csv_row(r))?,
         }
     }
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn reset(store: &Store, target: Option<String>, all: bool, yes: bool) -> anyhow::Result<ExitCode> {
+    let target = if all { None } else { target };
+    let cards = store.cards_matching(target.as_deref())?;
+    let what = target.as_deref().unwrap_or("every card");
+    if cards.is_empty() {
+        eprintln!(
+            "nothing to reset: no progress recorded for `{what}` (cards are DECK/CARD, decks DECK; see `mcp-tutor progress export`)"
+        );
+        return Ok(ExitCode::from(1));
+    }
+    let reviews: usize = cards.iter().map(|(_, n)| n).sum();
+    let question = format!(
+        "Reset {what}: forget {} card{} and delete {reviews} review{}? This cannot be undone. [y/N] ",
+        cards.len(),
+        if cards.len() == 1 { "" } else { "s" },
+        if reviews == 1 { "" } else { "s" }
+    );
+    if !yes {
+        eprint!("{question}");
+        std::io::stderr().flush()?;
+        let mut line = String::new();
+        std::io::stdin().lock().read_line(&mut line)?;
+        if !std::io::stdin().is_terminal() {
+            eprintln!();
+        }
+        if !matches!(line.trim().to_ascii_lowercase().as_str(), "y" | "yes") {
+            eprintln!("nothing reset.");
+            return Ok(ExitCode::from(1));
+        }
+    }
+    let keys: Vec<String> = cards.into_iter().map(|(c, _)| c).collect();
+    let n = store.reset(&keys)?;
+    println!(
+        "reset {} card{}: {n} review{} deleted.",
+        keys.len(),
+        if keys.len() == 1 { "" } else { "s" },
+        if n == 1 { "" } else { "s" }
+    );
+    Ok(ExitCode::SUCCESS)
 }

@@ -4,6 +4,7 @@
 //! it), so the numbers always agree with `mcp-tutor progress export`.
 
 use std::collections::{BTreeMap, HashMap};
+use std::io::Write;
 use std::process::ExitCode;
 
 use chrono::{DateTime, Duration, NaiveDate, Utc};
@@ -368,15 +369,26 @@ fn pct(n: usize, of: usize) -> String {
     }
 }
 
-fn print(s: &Stats, plain: bool) {
+/// The report as text (printed in one write, so a closed pipe is no panic).
+fn render(s: &Stats, plain: bool) -> String {
+    use std::fmt::Write as _;
+    let mut o = String::new();
+    macro_rules! println {
+        ($($t:tt)*) => {{
+            let _ = writeln!(o, $($t)*);
+        }};
+    }
     use crate::quiz::render::{bold, dim, red};
-    let head = |t: &str| {
-        if plain {
-            println!("{t}:");
-        } else {
-            println!("{}", bold(t));
-        }
-    };
+    macro_rules! head {
+        ($t:expr) => {{
+            let t: &str = $t;
+            if plain {
+                println!("{t}:");
+            } else {
+                println!("{}", bold(t));
+            }
+        }};
+    }
     println!(
         "{} {} · day starts 04:00 local · desired retention {:.0}%",
         bold("mcp-tutor stats"),
@@ -396,7 +408,7 @@ fn print(s: &Stats, plain: bool) {
             String::new()
         }
     );
-    head(&format!("Forecast, next {} days", s.forecast.len()));
+    head!(&format!("Forecast, next {} days", s.forecast.len()));
     let max = s.forecast.iter().map(|d| d.due).max().unwrap_or(0).max(1);
     for d in &s.forecast {
         let width = (d.due * 30).div_ceil(max);
@@ -432,7 +444,7 @@ fn print(s: &Stats, plain: bool) {
         t.over
     );
     if !s.weakest_cards.is_empty() {
-        head("Weakest cards");
+        head!("Weakest cards");
         for w in &s.weakest_cards {
             println!(
                 "  {:>3.0}% recall now  {}  ({} reviews, {} again, {} lapses)",
@@ -445,7 +457,7 @@ fn print(s: &Stats, plain: bool) {
         }
     }
     if !s.weakest_points.is_empty() {
-        head("Key points you miss most");
+        head!("Key points you miss most");
         for p in &s.weakest_points {
             println!(
                 "  missed {} of {}  {} {}",
@@ -457,7 +469,7 @@ fn print(s: &Stats, plain: bool) {
         }
     }
     if !s.recurring_red_flags.is_empty() {
-        head("Your recurring misconceptions");
+        head!("Your recurring misconceptions");
         for f in &s.recurring_red_flags {
             println!(
                 "  {}× {} {}",
@@ -477,7 +489,7 @@ fn print(s: &Stats, plain: bool) {
         }
     }
     if let Some(e) = &s.exam {
-        head(&format!("Readiness for {}", e.date));
+        head!(&format!("Readiness for {}", e.date));
         println!(
             "  predicted recall {:.0}% on average; {} of {} cards at or above {:.0}%",
             e.mean_recall * 100.0,
@@ -490,6 +502,7 @@ fn print(s: &Stats, plain: bool) {
             println!("  practise them with: mcp-tutor quiz --exam {}", e.date);
         }
     }
+    o
 }
 
 pub fn run(args: Args, g: &Global) -> anyhow::Result<ExitCode> {
@@ -499,10 +512,17 @@ pub fn run(args: Args, g: &Global) -> anyhow::Result<ExitCode> {
     }
     let store = Store::open(&crate::paths::data_dir(g)?)?;
     let stats = compute(&lib, &store, scheduler::now(), &args)?;
-    if args.json {
-        println!("{}", serde_json::to_string_pretty(&stats)?);
+    let text = if args.json {
+        serde_json::to_string_pretty(&stats)? + "\n"
     } else {
-        print(&stats, crate::term::plain());
+        render(&stats, crate::term::plain())
+    };
+    let mut out = std::io::stdout().lock();
+    // `stats | head` closes the pipe early: that is not an error.
+    if let Err(e) = out.write_all(text.as_bytes()).and_then(|()| out.flush())
+        && e.kind() != std::io::ErrorKind::BrokenPipe
+    {
+        return Err(e.into());
     }
     Ok(ExitCode::SUCCESS)
 }
