@@ -153,3 +153,65 @@ pub fn new_waiting(args: &Args, cx: &Context) -> usize {
         .filter(|k| !cx.states.contains_key(*k))
         .count()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::grader::Rating;
+    use clap::Parser;
+
+    fn args(extra: &[&str]) -> Args {
+        let mut v = vec!["mcp-tutor", "quiz"];
+        v.extend_from_slice(extra);
+        match crate::cli::Cli::parse_from(v).command {
+            crate::cli::Command::Quiz(a) => a,
+            _ => unreachable!(),
+        }
+    }
+
+    fn t(s: &str) -> DateTime<Utc> {
+        DateTime::parse_from_rfc3339(s).unwrap().with_timezone(&Utc)
+    }
+
+    #[test]
+    fn exam_ranks_by_predicted_recall_and_review_puts_new_cards_last() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/quiz");
+        let lib = Library::from_dirs(&[dir], false);
+        let sched = Scheduler::new(0.9).unwrap();
+        let day1 = t("2026-11-29T10:00:00Z");
+        let mut states = HashMap::new();
+        // name-key: learned well (easy, due in 8 days); graceful-close: barely (hard, 1 day).
+        states.insert(
+            "qz/name-key".to_string(),
+            sched.review(None, Rating::Easy, day1),
+        );
+        let hard = sched.review(None, Rating::Hard, day1);
+        let hard = sched.review(Some(&hard), Rating::Good, day1 + Duration::minutes(10));
+        states.insert("qz/graceful-close".to_string(), hard);
+        let followups = crate::quiz::followup_keys(&lib);
+        let cx = Context {
+            lib: &lib,
+            states: &states,
+            sched: &sched,
+            now: t("2026-11-30T10:00:00Z"),
+            introduced_today: 0,
+            followups: &followups,
+        };
+        // Review: graceful-close is due; the new parent card follows; its follow-up waits for it.
+        let q = build(&args(&["--deck", "qz"]), ModeArg::Review, &cx);
+        assert_eq!(q, vec!["qz/graceful-close", "qz/first-message"]);
+        // Exam in three weeks: new cards (recall 0) first, then the weakest, then the strongest.
+        let q = build(
+            &args(&["--deck", "qz", "--exam", "2026-12-20"]),
+            ModeArg::Review,
+            &cx,
+        );
+        assert_eq!(
+            q,
+            vec!["qz/first-message", "qz/graceful-close", "qz/name-key"]
+        );
+        // Interview: the weakest N.
+        let q = build(&args(&["--deck", "qz", "-n", "1"]), ModeArg::Interview, &cx);
+        assert_eq!(q, vec!["qz/first-message"]);
+    }
+}
