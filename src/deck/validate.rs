@@ -220,6 +220,30 @@ fn check_card(
     {
         errors.push(loc.card(i, format!("card `{id}` has no `answer` text; add `[cards.answer]` with `seconds` and `text` (it is the golden self-test)")));
     }
+    // Fields another kind would use are ignored by this one: say so rather than drop them.
+    let stray = [
+        ("choices", !card.choices.is_empty(), CardKind::Choice),
+        ("items", !card.items.is_empty(), CardKind::Order),
+        ("cloze", card.cloze.is_some(), CardKind::Cloze),
+        (
+            "transcript",
+            card.transcript.is_some(),
+            CardKind::SpotTheBug,
+        ),
+    ];
+    for (field, present, owner) in stray {
+        if present && card.kind != owner {
+            errors.push(loc.field(
+                i,
+                field,
+                format!(
+                    "card `{id}` is a {} card but has `{field}`, which only {} cards use; change `kind` or remove the field",
+                    card.kind.name(),
+                    owner.name()
+                ),
+            ));
+        }
+    }
     match card.kind {
         CardKind::Recall => {
             if !card.points.iter().any(|p| p.required) {

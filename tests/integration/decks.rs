@@ -70,6 +70,9 @@ fn check_names_every_problem_with_file_line_and_column() {
         format!("{f}:48:1: card `bug-out` has bug_line = 5, but its transcript has 2 lines"),
         format!("{f}:70:1: red flag \"no rules\" of card `flagless` has no match rule"),
         format!("{f}:70:1: red flag \"no rules\" of card `flagless` has an empty `correction`"),
+        format!(
+            "{f}:79:1: card `stray-choices` is a recall card but has `choices`, which only choice cards use"
+        ),
         "tests/fixtures/decks/broken/syntax.toml:8:25: invalid basic string".to_string(),
         "tests/fixtures/decks/broken/unknown-field.toml:9:1: unknown field `qeustion_extra`"
             .to_string(),
