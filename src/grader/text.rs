@@ -469,6 +469,24 @@ const SYNONYMS: &[&[&str]] = &[
     &["reconnect", "reconnection"],
     &["error", "errors"],
     &["json", "jsonrpc"],
+    &["carry", "include", "contain", "bear"],
+    &["should", "recommended", "ought"],
+    &["allowed", "permitted"],
+    &["omit", "exclude", "omission"],
+    &["reject", "refuse", "decline", "rejection"],
+    &[
+        "correlate",
+        "associate",
+        "attribute",
+        "demultiplex",
+        "demux",
+        "correlation",
+    ],
+    &["echo", "mirror", "repeat"],
+    &["choose", "pick", "select", "chosen", "chose"],
+    &["assign", "allocate", "mint", "generate"],
+    &["start", "begin"],
+    &["same", "identical", "equal"],
 ];
 
 fn synonym_table() -> &'static HashMap<String, String> {
@@ -565,6 +583,9 @@ mod tests {
         assert_eq!(canon(&stem("required")), canon(&stem("mandatory")));
         assert_eq!(canon(&stem("identifier")), canon(&stem("id")));
         assert_ne!(canon(&stem("must")), canon(&stem("may")));
+        assert_eq!(canon(&stem("carries")), canon(&stem("includes")));
+        assert_eq!(canon(&stem("chosen")), canon(&stem("picks")));
+        assert_eq!(canon(&stem("rejects")), canon(&stem("refused")));
     }
 
     #[test]
