@@ -154,6 +154,13 @@ impl Hub {
         n
     }
 
+    /// Whether a subscription with this id is open and not already ending.
+    pub(crate) fn is_live(&self, id: &RequestId, transport: Transport) -> bool {
+        self.subs()
+            .values()
+            .any(|e| &e.info.id == id && e.info.transport == transport && e.end.borrow().is_none())
+    }
+
     pub(crate) fn close(&self, id: &RequestId) -> bool {
         self.end_where(|i| &i.id == id, End::Graceful) > 0
     }

@@ -95,6 +95,16 @@ fn on_line(
         }
     };
     match Message::classify(&value) {
+        Message::Request { id, .. } if hub.is_live(&id, Transport::Stdio) => {
+            // BASE §Requests: an id MUST NOT repeat a still-unanswered request's, and a live
+            // listen is unanswered; on one channel two subscriptions with one tag could not be
+            // told apart.
+            send(methods::error(
+                Some(&id),
+                code::INVALID_REQUEST,
+                &format!("id {id} belongs to a live subscriptions/listen; use a fresh id"),
+            ))
+        }
         Message::Request {
             id, method, params, ..
         } => match methods::handle(hub, &id, &method, params.as_ref()) {

@@ -144,3 +144,34 @@ async fn errors_on_stdio_use_json_rpc_codes_only() {
         .await;
     assert!(c.finish().await.is_empty());
 }
+
+#[tokio::test]
+async fn an_id_of_a_live_subscription_cannot_be_reused() {
+    let mut c = StdioClient::start(Config::default());
+    let f = filter(json!({"toolsListChanged": true}));
+    c.send(&protocol::listen_request(&"L".into(), &f)).await;
+    assert_eq!(
+        c.next_msg().await.unwrap()["method"],
+        method::SUBSCRIPTIONS_ACKNOWLEDGED
+    );
+    c.send(&protocol::listen_request(&"L".into(), &f)).await;
+    let m = c.next_msg().await.unwrap();
+    assert_eq!(m["error"]["code"].as_i64(), Some(code::INVALID_REQUEST));
+    assert_eq!(
+        c.control.subscriptions().len(),
+        1,
+        "still one subscription tagged \"L\""
+    );
+    // Once answered (closed), the id is free again.
+    assert!(c.control.close(&"L".into()));
+    assert_eq!(
+        c.next_msg().await.unwrap(),
+        protocol::listen_complete(&"L".into())
+    );
+    assert_eq!(c.next_msg().await.unwrap()["method"], method::CANCELLED);
+    c.send(&protocol::listen_request(&"L".into(), &f)).await;
+    assert_eq!(
+        c.next_msg().await.unwrap()["method"],
+        method::SUBSCRIPTIONS_ACKNOWLEDGED
+    );
+}
