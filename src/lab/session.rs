@@ -1245,12 +1245,11 @@ pub fn help_text(topic: Option<&str>) -> String {
         None => {
             let mut s = String::from("steps (help STEP for more):\n");
             for h in HELP {
-                let first = h.what.split(". ").next().unwrap_or(h.what);
-                s.push_str(&format!(
-                    "  {:<44} {}\n",
-                    h.usage,
-                    first.trim_end_matches('.')
-                ));
+                if h.usage.len() > 34 {
+                    s.push_str(&format!("  {}\n  {:<34} {}\n", h.usage, "", h.brief));
+                } else {
+                    s.push_str(&format!("  {:<34} {}\n", h.usage, h.brief));
+                }
             }
             s
         }

@@ -177,6 +177,8 @@ pub enum Step {
 /// One line of the step reference: the command, its arguments, and what it teaches.
 pub struct StepHelp {
     pub name: &'static str,
+    /// A few words for the `help` list.
+    pub brief: &'static str,
     pub usage: &'static str,
     pub what: &'static str,
 }
@@ -184,6 +186,7 @@ pub struct StepHelp {
 pub const HELP: &[StepHelp] = &[
     StepHelp {
         name: "discover",
+        brief: "versions and capabilities",
         usage: "discover",
         what: "server/discover: which versions and capabilities the server offers. \
                `listChanged` and `subscribe` flags are how a server says it can notify; \
@@ -191,18 +194,21 @@ pub const HELP: &[StepHelp] = &[
     },
     StepHelp {
         name: "list",
+        brief: "fetch a list (what a change notification says to re-fetch)",
         usage: "list tools|prompts|resources",
         what: "tools/list, prompts/list or resources/list: the snapshot a change notification \
                tells you to fetch again (nothing is replayed on the stream).",
     },
     StepHelp {
         name: "read",
+        brief: "read one resource",
         usage: "read URI",
         what: "resources/read of one resource, e.g. `read mock://notes/today`. Over HTTP the \
                URI also travels in the Mcp-Name header.",
     },
     StepHelp {
         name: "listen",
+        brief: "open a subscription with any of the filter's four parts",
         usage: "listen [--id ID] [tools] [prompts] [resources] [URI...]",
         what: "subscriptions/listen with any of the filter's four parts: `tools` = \
                toolsListChanged, `prompts` = promptsListChanged, `resources` = \
@@ -215,18 +221,21 @@ pub const HELP: &[StepHelp] = &[
     },
     StepHelp {
         name: "change",
+        brief: "make the server change a list",
         usage: "change tools|prompts|resources",
         what: "make the server change a list; listeners that asked for that type get a \
                …/list_changed notification, others get nothing.",
     },
     StepHelp {
         name: "update",
+        brief: "make the server change one resource",
         usage: "update URI",
         what: "make the server change one resource; listeners whose resourceSubscriptions \
                cover it get notifications/resources/updated with params.uri.",
     },
     StepHelp {
         name: "close",
+        brief: "the server ends a subscription gracefully (result, then close)",
         usage: "close ID|all",
         what: "the SERVER ends a subscription gracefully: the listen request finally gets its \
                result {\"resultType\":\"complete\",\"_meta\":{subscriptionId}} and the stream \
@@ -234,6 +243,7 @@ pub const HELP: &[StepHelp] = &[
     },
     StepHelp {
         name: "cancel",
+        brief: "the client ends a subscription",
         usage: "cancel ID",
         what: "the CLIENT ends a subscription: over HTTP it closes the SSE stream (no \
                notifications/cancelled exists there), over stdio it sends \
@@ -242,54 +252,78 @@ pub const HELP: &[StepHelp] = &[
     },
     StepHelp {
         name: "drop",
+        brief: "the server vanishes: streams end with no result",
         usage: "drop",
-        what: "the server vanishes: every open stream ends abruptly with no result. A careful \
-               client may reconnect, with a NEW request id.",
+        what: "the server vanishes: every open stream ends abruptly with no result (with --stdio \
+               the child is killed, then restarted). A careful client may reconnect, with a NEW \
+               request id, and must listen again: nothing survives.",
     },
     StepHelp {
         name: "fault",
+        brief: "switch a mock server fault on or off (alone: list them)",
         usage: "fault [NAME on|off]",
         what: "switch one of the mock server's faults, each breaking one rule (`fault` alone \
                lists them). Only for the bundled server.",
     },
     StepHelp {
         name: "wire",
+        brief: "show raw HTTP / SSE / stdio traffic too",
         usage: "wire on|off",
         what: "show the raw traffic too: HTTP requests with headers and SSE frames (keep-alive \
                comment lines included), or raw stdio lines.",
     },
     StepHelp {
         name: "timeline",
+        brief: "a sequence diagram of everything so far",
         usage: "timeline",
         what: "a sequence diagram of everything so far, client on the left, server on the right.",
     },
     StepHelp {
         name: "explain",
+        brief: "the rule and spec reference behind the last frame",
         usage: "explain",
         what: "the rule behind the last frame, with its spec reference.",
     },
     StepHelp {
         name: "save",
+        brief: "the transcript as JSON lines",
         usage: "save FILE",
         what: "write the transcript so far as JSON lines, one event per line.",
     },
     StepHelp {
         name: "status",
+        brief: "the subscriptions this client holds",
         usage: "status",
         what: "the subscriptions the lab client holds, what each asked for and was granted.",
     },
     StepHelp {
         name: "reset",
+        brief: "cancel everything, faults off, start over",
         usage: "reset",
         what: "cancel every subscription, clear faults and the transcript, start over.",
     },
     StepHelp {
+        name: "predict",
+        brief: "(scripts) the answer to a scenario's next question",
+        usage: "predict LETTER",
+        what: "in a scenario's script, the answer to the next question (`predict b`); a wrong \
+               one is recorded as a lapse of the question's card, so the quiz brings it back.",
+    },
+    StepHelp {
+        name: "wait",
+        brief: "(scripts) wait for stragglers",
+        usage: "wait MS",
+        what: "in a script, wait this many milliseconds for stragglers before the next step.",
+    },
+    StepHelp {
         name: "help",
+        brief: "this list, or one step in detail",
         usage: "help [STEP]",
         what: "this list, or one step in detail.",
     },
     StepHelp {
         name: "quit",
+        brief: "leave the lab",
         usage: "quit",
         what: "leave the lab (Ctrl-D works too).",
     },
