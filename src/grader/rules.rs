@@ -393,9 +393,9 @@ pub fn match_rule(a: &Analysis, rule: &Rule, mode: Mode, guards: &[Group]) -> Op
             if last_tok.saturating_sub(first_tok) > FLAG_WINDOW {
                 continue;
             }
-            let first_denied = cand
-                .first()
-                .is_some_and(|o| clause_negated(a, o.clause, &own));
+            let first_denied = cand.first().is_some_and(|o| {
+                clause_negated(a, o.clause, &own) || relative_of_denied(a, o.clause, &own)
+            });
             let main_denied = cand
                 .iter()
                 .any(|o| !a.is_subordinate(o.clause) && clause_negated(a, o.clause, &own));
@@ -584,6 +584,23 @@ pub fn is_negation(a: &Analysis, i: usize) -> bool {
 pub fn negated_at(a: &Analysis, start: usize, end: usize) -> bool {
     let own: Vec<usize> = (a.token_at(start)..a.token_at(end)).collect();
     clause_negated(a, a.clause_of(start), &own)
+}
+
+/// Whether clause `c` is a relative clause ("which was a handshake") hanging off a denied or
+/// contrasted one ("Unlike initialize, which was a handshake, ...").
+fn relative_of_denied(a: &Analysis, c: usize, own: &[usize]) -> bool {
+    let Some(first) = a.tokens.iter().find(|t| t.clause == c) else {
+        return false;
+    };
+    if !matches!(first.norm.as_str(), "which" | "who" | "that") {
+        return false;
+    }
+    a.tokens
+        .iter()
+        .map(|t| t.clause)
+        .filter(|&p| p < c)
+        .max()
+        .is_some_and(|p| clause_negated(a, p, own))
 }
 
 /// Whether clause `c` holds a negation cue outside the tokens that made the match.

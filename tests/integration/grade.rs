@@ -185,6 +185,7 @@ fn negated_misconceptions_do_not_fire() {
         "The id is in _meta, not in an HTTP header.",
         "It's no longer an initialize-style handshake: that was removed.",
         "Some call it a handshake, but it isn't.",
+        "Unlike initialize, which was a handshake, the ack is per stream.",
         "Is it a handshake? No, it is per stream.",
         "It is different from the initialize handshake.",
         "Replays after a reconnect? Never.",
