@@ -8,13 +8,12 @@ use crate::{Config, Fault, start_http};
 /// Options of `mock_server` and `mcp-tutor serve`.
 #[derive(Debug, Clone, clap::Args)]
 #[command(
-    after_help = "Faults (each breaks one rule; repeat --fault to combine):\n  \
+    after_help = "Faults (each breaks one rule; repeat --fault to combine; --list-faults says which):\n  \
     no-ack, late-ack, notify-before-ack, untagged, wrong-subscription-id, id-type-changed,\n  \
     filter-ignored, ack-overclaims, abrupt-close, close-without-tag, notify-after-cancel, log-on-listen\n\n\
-    Try it:  curl -N http://127.0.0.1:PORT/mcp -H 'Accept: application/json, text/event-stream' \\\n    \
-    -H 'MCP-Protocol-Version: 2026-07-28' -H 'Mcp-Method: subscriptions/listen' -d '{\"jsonrpc\":\"2.0\",\"id\":1,\n    \
-    \"method\":\"subscriptions/listen\",\"params\":{\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\",\n    \
-    \"io.modelcontextprotocol/clientCapabilities\":{}},\"notifications\":{\"toolsListChanged\":true}}}'"
+    Cause changes from any MCP client by calling the tools test_trigger_tool_change,\n\
+    test_trigger_prompt_change, test_trigger_resource_list_change, test_trigger_resource_update\n\
+    and test_close_subscriptions. The README has a curl walkthrough."
 )]
 pub struct ServeArgs {
     /// Address to bind. Keep the default (loopback) unless you know why: local MCP servers should
