@@ -219,8 +219,8 @@ run_check_against_sdk() {
   if start_server "Python SDK server" "$sdk_log" "$PY" "$HERE/sdk_server.py" --port 0; then
     local sdk_url=$SERVER_URL
     # Shown as a person sees it: one line per rule, the SDK's deviations named plainly.
-    NO_COLOR=1 bounded 120 "$BIN" check "$sdk_url" | sed 's/^/  | /'
-    NO_COLOR=1 bounded 120 "$BIN" check --json "$sdk_url" >"$RUN/check-http.json" 2>"$RUN/check-http.stderr"
+    NO_COLOR=1 bounded 120 "$BIN" check --timeout "$WAIT" "$sdk_url" | sed 's/^/  | /'
+    NO_COLOR=1 bounded 120 "$BIN" check --timeout "$WAIT" --json "$sdk_url" >"$RUN/check-http.json" 2>"$RUN/check-http.stderr"
     status=$?
     run_client "check (HTTP) vs expected deviations" "$RUN/check-http-compare.log" \
       "$PY" "$HERE/compare_check.py" "$RUN/check-http.json" "$HERE/expected-sdk-deviations.txt" --exit-status "$status"
@@ -232,8 +232,8 @@ run_check_against_sdk() {
   # The same server over stdio: the only transport where "nothing after cancel" is observable.
   echo "peers: the same SDK server over stdio"
   local stdio_cmd=("$PY" "$HERE/sdk_server.py" --stdio)
-  NO_COLOR=1 bounded 120 "$BIN" check --stdio -- "${stdio_cmd[@]}" </dev/null | sed 's/^/  | /'
-  NO_COLOR=1 bounded 120 "$BIN" check --json --stdio -- "${stdio_cmd[@]}" </dev/null \
+  NO_COLOR=1 bounded 120 "$BIN" check --timeout "$WAIT" --stdio -- "${stdio_cmd[@]}" </dev/null | sed 's/^/  | /'
+  NO_COLOR=1 bounded 120 "$BIN" check --timeout "$WAIT" --json --stdio -- "${stdio_cmd[@]}" </dev/null \
     >"$RUN/check-stdio.json" 2>"$RUN/check-stdio.stderr"
   status=$?
   run_client "check (stdio) vs expected deviations" "$RUN/check-stdio-compare.log" \
