@@ -1,26 +1,29 @@
-//! Terminal manners in one place: whether to colour, and how errors are printed.
+//! Terminal manners in one place: whether to colour, how to paint, and how errors are printed.
 
-use std::io::IsTerminal;
+use std::fmt::Display;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use owo_colors::OwoColorize;
+use owo_colors::{OwoColorize, Stream, Style};
 
 use crate::cli::{ColorChoice, Global};
 
 static PLAIN: AtomicBool = AtomicBool::new(false);
 
-/// Decide colour once, before anything prints. `auto` honours NO_COLOR and a non-terminal stdout.
+/// Decide colour once, before anything prints.
+///
+/// `auto` sets no override, so owo-colors asks each stream on its own: stdout piped into a file
+/// loses its colour while stderr on the terminal keeps it, and NO_COLOR / TERM=dumb are honoured.
 pub fn init(g: &Global) {
-    let colour = !g.plain
-        && match g.color {
-            ColorChoice::Always => true,
-            ColorChoice::Never => false,
-            ColorChoice::Auto => {
-                std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
-                    && std::io::stdout().is_terminal()
+    match (g.plain, g.color) {
+        (true, _) | (_, ColorChoice::Never) => owo_colors::set_override(false),
+        (false, ColorChoice::Always) => owo_colors::set_override(true),
+        (false, ColorChoice::Auto) => {
+            // supports-color treats an empty NO_COLOR as unset; the convention says any value.
+            if std::env::var_os("NO_COLOR").is_some() {
+                owo_colors::set_override(false);
             }
-        };
-    owo_colors::set_override(colour);
+        }
+    }
     PLAIN.store(g.plain, Ordering::Relaxed);
 }
 
@@ -29,9 +32,24 @@ pub fn plain() -> bool {
     PLAIN.load(Ordering::Relaxed)
 }
 
+/// `text` in `style` when stdout takes colour, as it is otherwise.
+pub fn paint<T: Display>(text: T, style: Style) -> String {
+    text.if_supports_color(Stream::Stdout, |t| t.style(style))
+        .to_string()
+}
+
+/// Like [`paint`], for text bound for stderr.
+pub fn paint_err<T: Display>(text: T, style: Style) -> String {
+    text.if_supports_color(Stream::Stderr, |t| t.style(style))
+        .to_string()
+}
+
 pub fn print_error(err: &anyhow::Error) {
-    eprintln!("{} {err}", "error:".red().bold());
+    eprintln!("{} {err}", paint_err("error:", Style::new().red().bold()));
     for cause in err.chain().skip(1) {
-        eprintln!("  {} {cause}", "caused by:".dimmed());
+        eprintln!(
+            "  {} {cause}",
+            paint_err("caused by:", Style::new().dimmed())
+        );
     }
 }
