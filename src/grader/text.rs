@@ -427,6 +427,10 @@ const SYNONYMS: &[&[&str]] = &[
         "shall",
         "requirement",
         "mandated",
+        "obliged",
+        "obligated",
+        "obligation",
+        "necessary",
     ],
     &["id", "identifier", "ident"],
     &[
