@@ -428,11 +428,11 @@ impl ListenState {
             // missing, which is the one rule this fault breaks.
             End::Graceful if hub.has(Fault::AbruptClose) => {}
             End::Graceful => {
-                let mut done = protocol::listen_complete(&self.id);
+                let mut done = crate::close_result(&self.id);
                 if hub.has(Fault::CloseWithoutTag)
-                    && let Some(result) = done["result"].as_object_mut()
+                    && let Some(m) = done["result"]["_meta"].as_object_mut()
                 {
-                    result.remove("_meta");
+                    m.remove(meta::SUBSCRIPTION_ID);
                 }
                 self.queue.push_back(Out::Msg(done));
                 if self.transport == Transport::Stdio {

@@ -58,7 +58,7 @@ pub use catalog::{DEFAULT_UPDATE_URI, resource_uris};
 pub use fault::{Fault, UnknownFault};
 pub use http::MCP_PATH;
 pub use hub::{SubscriptionInfo, Transport};
-pub use methods::{capabilities, server_info};
+pub use methods::{capabilities, close_result, server_info};
 use protocol::{NotificationKind, RequestId};
 
 /// How to run the server.

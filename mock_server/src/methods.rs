@@ -29,6 +29,16 @@ pub fn server_info() -> Value {
     json!({"name": "mcp-tutor-mock", "version": env!("CARGO_PKG_VERSION")})
 }
 
+/// The graceful close the mock sends: the listen request's completion result (§4.9), with
+/// `serverInfo` beside the tag because BASE §_meta says every result SHOULD carry it.
+pub fn close_result(id: &RequestId) -> Value {
+    let mut done = crate::protocol::listen_complete(id);
+    if let Some(m) = done["result"]["_meta"].as_object_mut() {
+        m.insert(meta::SERVER_INFO.into(), server_info());
+    }
+    done
+}
+
 /// Seconds-scale TTLs: lists are fixed; resource contents change, so reads are immediately stale.
 const LIST_TTL_MS: u64 = 60_000;
 

@@ -77,7 +77,7 @@ async fn only_requested_types_are_delivered_and_tags_keep_the_id_type() {
             protocol::resource_updated(&id, "mock://notes/today")
         );
         assert!(s.control.close(&id));
-        assert_eq!(r.next_msg().await.unwrap(), protocol::listen_complete(&id));
+        assert_eq!(r.next_msg().await.unwrap(), mock_server::close_result(&id));
         assert_eq!(
             r.next_msg().await,
             None,
@@ -165,7 +165,7 @@ async fn triggers_work_from_any_client_through_tools() {
     );
     let (st, b) = call(&s.url, &tool(11, "test_close_subscriptions", json!({}))).await;
     assert_eq!(st, 200, "{b}");
-    assert_eq!(r.next_msg().await.unwrap(), protocol::listen_complete(&id));
+    assert_eq!(r.next_msg().await.unwrap(), mock_server::close_result(&id));
     assert_eq!(r.next_msg().await, None);
     s.shutdown().await;
 }
@@ -198,7 +198,7 @@ async fn concurrent_subscriptions_each_carry_their_own_id() {
     assert!(s.control.close(&2.into()));
     assert_eq!(
         b.next_msg().await.unwrap(),
-        protocol::listen_complete(&2.into())
+        mock_server::close_result(&2.into())
     );
     wait_subs(&s.control, 1).await;
     s.control.trigger(NotificationKind::ToolsListChanged, None);
@@ -261,7 +261,7 @@ async fn keep_alive_comments_flow_on_idle_streams() {
     );
     s.control.close_all();
     let (msgs, end) = r.rest().await;
-    assert_eq!(msgs, vec![protocol::listen_complete(&4.into())]);
+    assert_eq!(msgs, vec![mock_server::close_result(&4.into())]);
     assert_eq!(end, Sse::End);
     s.shutdown().await;
 }
@@ -280,7 +280,7 @@ async fn graceful_close_result_has_the_exact_shape() {
     let (msgs, end) = r.rest().await;
     assert_eq!(
         serde_json::to_string(&msgs[0]).unwrap(),
-        r#"{"jsonrpc":"2.0","id":"tutor-7","result":{"resultType":"complete","_meta":{"io.modelcontextprotocol/subscriptionId":"tutor-7"}}}"#
+        r#"{"jsonrpc":"2.0","id":"tutor-7","result":{"resultType":"complete","_meta":{"io.modelcontextprotocol/subscriptionId":"tutor-7","io.modelcontextprotocol/serverInfo":{"name":"mcp-tutor-mock","version":"0.1.0"}}}}"#
     );
     assert_eq!(msgs.len(), 1);
     assert_eq!(end, Sse::End);

@@ -58,7 +58,7 @@ async fn a_thousand_concurrent_listen_streams() {
                 let (msgs, end) = r.rest().await;
                 assert_eq!(
                     msgs,
-                    vec![protocol::listen_complete(&RequestId::Int(i as i64))]
+                    vec![mock_server::close_result(&RequestId::Int(i as i64))]
                 );
                 end
             }),

@@ -27,7 +27,7 @@ async fn shutdown_ends_every_stream_with_its_result() {
     for (r, id) in readers.iter_mut().zip(&ids) {
         let (msgs, end) = r.rest().await;
         let id = protocol::RequestId::from_value(id).unwrap();
-        assert_eq!(msgs, vec![protocol::listen_complete(&id)]);
+        assert_eq!(msgs, vec![mock_server::close_result(&id)]);
         assert_eq!(end, Sse::End);
     }
 }
@@ -73,7 +73,7 @@ async fn the_binary_prints_its_url_and_ends_streams_gracefully_on_sigint() {
         .unwrap();
     assert!(killed.success());
     let (msgs, end) = r.rest().await;
-    assert_eq!(msgs, vec![protocol::listen_complete(&"sig".into())]);
+    assert_eq!(msgs, vec![mock_server::close_result(&"sig".into())]);
     assert_eq!(end, Sse::End);
     let status = tokio::time::timeout(PATIENCE, child.wait())
         .await
@@ -127,7 +127,7 @@ async fn the_binary_speaks_stdio() {
     {
         rest.push(serde_json::from_str::<serde_json::Value>(&l).unwrap());
     }
-    assert_eq!(rest[0], protocol::listen_complete(&"L".into()));
+    assert_eq!(rest[0], mock_server::close_result(&"L".into()));
     assert_eq!(rest[1]["method"], method::CANCELLED);
     let status = tokio::time::timeout(PATIENCE, child.wait())
         .await

@@ -102,7 +102,7 @@ async fn a_listen_stream_shows_every_frame_raw_and_ends_with_its_result() {
     let WireEvent::Frame { message, .. } = &result else {
         panic!("{result:?}")
     };
-    assert_eq!(message, &protocol::listen_complete(&id));
+    assert_eq!(message, &mock_server::close_result(&id));
     fs.extend(v.observe(&Event::from_wire(Some(&id), &result).unwrap()));
     let end = next_frame(&mut s).await;
     assert_eq!(end, WireEvent::Ended { graceful: true });

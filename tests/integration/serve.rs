@@ -36,7 +36,7 @@ fn serve_stdio_acks_and_closes_gracefully_at_end_of_input() {
         })
         .collect();
     assert_eq!(tagged[0]["method"], method::SUBSCRIPTIONS_ACKNOWLEDGED);
-    assert_eq!(*tagged[1], protocol::listen_complete(&7.into()));
+    assert_eq!(*tagged[1], mock_server::close_result(&7.into()));
     assert_eq!(tagged[2]["method"], method::CANCELLED);
     assert!(
         lines
