@@ -5,7 +5,9 @@ use std::process::ExitCode;
 
 use anyhow::bail;
 use clap::{Subcommand, ValueEnum};
-use owo_colors::{OwoColorize, Stream, Style};
+use owo_colors::Style;
+
+use crate::term::{paint, paint_err};
 
 use crate::cli::Global;
 use crate::deck::{Deck, DeckError, Library, export, facts, validate};
@@ -73,7 +75,10 @@ pub fn run(args: Args, g: &Global) -> anyhow::Result<ExitCode> {
 
 fn warn_errors(errors: &[DeckError]) {
     for e in errors {
-        eprintln!("{} {e}", paint("warning:", Style::new().yellow().bold()));
+        eprintln!(
+            "{} {e}",
+            paint_err("warning:", Style::new().yellow().bold())
+        );
     }
     if !errors.is_empty() {
         eprintln!("run `mcp-tutor decks check` for details");
@@ -212,7 +217,7 @@ fn check(g: &Global, paths: &[PathBuf]) -> anyhow::Result<ExitCode> {
     }
     let cards: usize = lib.decks.iter().map(|d| d.cards.len()).sum();
     for p in &problems {
-        eprintln!("{} {p}", paint("error:", Style::new().red().bold()));
+        eprintln!("{} {p}", paint_err("error:", Style::new().red().bold()));
     }
     if problems.is_empty() {
         println!(
@@ -239,10 +244,4 @@ fn source_text(d: &Deck) -> Option<String> {
     }
     let name = d.source.strip_prefix("decks/")?;
     crate::deck::embedded_text(name).map(str::to_string)
-}
-
-/// Colour only when `term::init` decided colour is on (NO_COLOR, `--color`, non-terminal).
-fn paint(text: impl std::fmt::Display, style: Style) -> String {
-    text.if_supports_color(Stream::Stdout, |t| t.style(style))
-        .to_string()
 }

@@ -3,7 +3,9 @@
 
 use std::fmt::Write as _;
 
-use owo_colors::{OwoColorize, Stream, Style};
+use owo_colors::Style;
+
+use crate::term::paint;
 use serde_json::Value;
 
 use super::event::{EndKind, Event, Verdict, show_id};
@@ -15,11 +17,6 @@ pub struct Look {
     pub wire: bool,
     /// Screen-reader mode: ASCII arrows and marks.
     pub plain: bool,
-}
-
-fn paint(s: &str, style: Style) -> String {
-    s.if_supports_color(Stream::Stdout, |t| t.style(style))
-        .to_string()
 }
 
 struct Marks {
@@ -247,7 +244,7 @@ fn render_styled(ev: &Event, look: Look) -> String {
                     out,
                     "{}",
                     paint(
-                        &format!(
+                        format!(
                             "    | [{}] {:?}  (keep-alive comment: not a message, ignored)",
                             show_id(stream),
                             raw
