@@ -192,13 +192,7 @@ fn check_headers(
             ),
         ));
     }
-    // Mcp-Name: REQUIRED for tools/call, prompts/get (params.name), resources/read (params.uri).
-    let name_field = match m {
-        method::TOOLS_CALL | method::PROMPTS_GET => Some("name"),
-        method::RESOURCES_READ => Some("uri"),
-        _ => None,
-    };
-    if let Some(field) = name_field
+    if let Some(field) = protocol::mcp_name_field(m)
         && let Some(body_value) = params.and_then(|p| p.get(field)).and_then(Value::as_str)
     {
         match header_str(headers, h::MCP_NAME) {

@@ -808,6 +808,17 @@ pub fn decode_header_value(value: &str) -> Result<String, HeaderValueError> {
     }
 }
 
+/// The body field `Mcp-Name` mirrors, for the methods that REQUIRE the header: `params.name` for
+/// `tools/call` and `prompts/get`, `params.uri` for `resources/read`; `None` for every other
+/// method, which sends no `Mcp-Name` (§1.2; HTTP §Standard Request Headers).
+pub fn mcp_name_field(m: &str) -> Option<&'static str> {
+    match m {
+        method::TOOLS_CALL | method::PROMPTS_GET => Some("name"),
+        method::RESOURCES_READ => Some("uri"),
+        _ => None,
+    }
+}
+
 /// Whether an `Accept` header lists both media types a client MUST accept (§1.2). Parameters
 /// (`;q=…`) are ignored; media types compare case-insensitively.
 pub fn accept_lists_both(accept: &str) -> bool {

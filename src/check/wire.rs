@@ -226,7 +226,7 @@ pub fn standard_headers(msg: &Value) -> Vec<(String, String)> {
     h.push((header::MCP_PROTOCOL_VERSION.to_owned(), version.to_owned()));
     if let Some(m) = msg.get("method").and_then(Value::as_str) {
         h.push((header::MCP_METHOD.to_owned(), m.to_owned()));
-        if let Some(name) = mcp_name_param(m)
+        if let Some(name) = protocol::mcp_name_field(m)
             .and_then(|field| params.and_then(|p| p.get(field)).and_then(Value::as_str))
         {
             h.push((
@@ -236,17 +236,6 @@ pub fn standard_headers(msg: &Value) -> Vec<(String, String)> {
         }
     }
     h
-}
-
-/// LOCAL HELPER (a protocol rule that belongs in `mock_server::protocol`; reported to the lead):
-/// which body field `Mcp-Name` mirrors, for the methods that REQUIRE it (§1.2; HTTP §Standard
-/// Request Headers).
-fn mcp_name_param(m: &str) -> Option<&'static str> {
-    match m {
-        method::TOOLS_CALL | method::PROMPTS_GET => Some("name"),
-        method::RESOURCES_READ => Some("uri"),
-        _ => None,
-    }
 }
 
 /// hyper writes header names title-cased when asked to; record them the same way.
