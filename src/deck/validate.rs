@@ -283,7 +283,7 @@ fn check_card(
                 errors.push(loc.card(i, format!("cloze card `{id}` has no `cloze` text; write it with `{{{{blank}}}}` markers")));
             } else if blanks.is_empty() || blanks.iter().any(Vec::is_empty) {
                 errors.push(loc.field(i, "cloze", format!("cloze text of card `{id}` has no `{{{{…}}}}` blank (or an empty one); mark each answer as `{{{{answer}}}}`")));
-            } else if text.matches("{{").count() != text.matches("}}").count() {
+            } else if grader::cloze_scan(text).unclosed.is_some() {
                 errors.push(loc.field(i, "cloze", format!("cloze text of card `{id}` has an unclosed `{{{{`; close every blank with `}}}}`")));
             }
         }

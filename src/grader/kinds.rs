@@ -287,21 +287,51 @@ pub(super) fn order(card: &Card, answer: &str) -> Parts {
 
 /// The blanks of a cloze text, each with its alternatives (`{{a|b}}`).
 pub fn cloze_blanks(text: &str) -> Vec<Vec<String>> {
-    let mut out = Vec::new();
-    let mut rest = text;
-    while let Some(open) = rest.find("{{") {
-        let after = &rest[open + 2..];
-        let Some(close) = after.find("}}") else { break };
-        out.push(
-            after[..close]
+    cloze_scan(text)
+        .spans
+        .iter()
+        .map(|&(s, e)| {
+            text[s + 2..e - 2]
                 .split('|')
                 .map(|s| s.trim().to_string())
                 .filter(|s| !s.is_empty())
-                .collect(),
-        );
-        rest = &after[close + 2..];
+                .collect()
+        })
+        .collect()
+}
+
+/// A cloze text read blank by blank.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct ClozeScan {
+    /// Byte ranges of each `{{…}}`, markers included.
+    pub spans: Vec<(usize, usize)>,
+    /// Byte offset of a `{{` that no `}}` closes.
+    pub unclosed: Option<usize>,
+}
+
+/// Blanks are matched pairwise, innermost first: each `}}` closes the nearest `{{` before it.
+/// A `}}` with no `{{` before it is text (JSON nesting like `{"a":{"b":1}}`), so only a `{{`
+/// left open is a mistake.
+pub fn cloze_scan(text: &str) -> ClozeScan {
+    let mut scan = ClozeScan::default();
+    let mut from = 0;
+    while let Some(rel) = text[from..].find("}}") {
+        let close = from + rel;
+        let Some(open) = text[from..close].rfind("{{").map(|o| from + o) else {
+            // Plain braces: step over one so `}}}` is still seen as `}` + `}}`.
+            from = close + 1;
+            continue;
+        };
+        if scan.unclosed.is_none() {
+            scan.unclosed = text[from..open].find("{{").map(|o| from + o);
+        }
+        scan.spans.push((open, close + 2));
+        from = close + 2;
     }
-    out
+    if scan.unclosed.is_none() {
+        scan.unclosed = text[from..].find("{{").map(|o| from + o);
+    }
+    scan
 }
 
 /// An identifier must be written exactly; a plain lower-case word or phrase is prose.
@@ -601,5 +631,25 @@ pub fn golden_answer(card: &Card) -> Option<String> {
                 None => format!("Line {line}"),
             })
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cloze_blanks_pair_innermost_first() {
+        let json = r#"{"error":{"code":{{-32602}},"data":{"x":{{a|b}}}}}"#;
+        let scan = cloze_scan(json);
+        assert_eq!(scan.unclosed, None, "JSON braces are not blanks");
+        assert_eq!(
+            cloze_blanks(json),
+            vec![vec!["-32602".to_string()], vec!["a".into(), "b".into()]]
+        );
+        assert_eq!(cloze_blanks("{{{x}}}"), vec![vec!["x".to_string()]]);
+        assert_eq!(cloze_scan("{{a}} and {{b").unclosed, Some(10));
+        assert_eq!(cloze_scan("{{a and {{b}}").unclosed, Some(0));
+        assert_eq!(cloze_scan(r#"{"a":{"b":1}}"#).spans, vec![]);
     }
 }

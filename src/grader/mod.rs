@@ -22,7 +22,9 @@ use crate::deck::model::{Card, CardKind};
 use rules::{Group, Mode, Rule};
 use text::Analysis;
 
-pub use kinds::{choice_label, cloze_blanks, golden_answer, named_line, order_display};
+pub use kinds::{
+    ClozeScan, choice_label, cloze_blanks, cloze_scan, golden_answer, named_line, order_display,
+};
 
 /// The judgement of one answer.
 #[derive(Debug, Clone, Serialize)]

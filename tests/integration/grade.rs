@@ -443,3 +443,29 @@ fn checklist_layout() {
         .clone();
     insta::assert_snapshot!(String::from_utf8_lossy(&out));
 }
+
+const CLOZE_JSON: &str = "tests/fixtures/decks/cloze-json";
+
+#[test]
+fn cloze_over_json_closes_objects_and_blanks_apart() {
+    let t = tempfile::tempdir().expect("tmp");
+    tutor(&t)
+        .args(["decks", "check", CLOZE_JSON])
+        .assert()
+        .success()
+        .stdout(contains(
+            "1 deck(s), 1 card(s): all checks and self-tests pass",
+        ));
+    tutor(&t)
+        .args([
+            "--decks",
+            CLOZE_JSON,
+            "grade",
+            "json/error-reply",
+            "--",
+            "-32602",
+        ])
+        .assert()
+        .success()
+        .stdout(contains("json/error-reply  PASS"));
+}
