@@ -18,7 +18,9 @@ use crate::grader::{self, Grade, Verdict};
 pub struct Args {
     /// The card, as DECK/CARD (see `mcp-tutor decks list`).
     pub card: String,
-    /// Your answer. Read from standard input when omitted.
+    /// Your answer. Read from standard input when omitted. An answer that looks like a
+    /// negative number (`-32602`) needs no `--`.
+    #[arg(allow_negative_numbers = true)]
     pub answer: Option<String>,
     /// Print the grade as JSON instead of a checklist.
     #[arg(long)]
