@@ -464,9 +464,11 @@ const SYNONYMS: &[&[&str]] = &[
     &["first", "initial", "firstly"],
     &["ambiguous", "ambiguity", "unclear", "indistinguishable"],
     &["response", "reply"],
-    &["ignore", "discard", "drop", "disregard"],
+    // "drop" stays out: a dropped connection is no ignored message.
+    &["ignore", "discard", "disregard"],
     &["meta", "metadata"],
-    &["cancel", "abort"],
+    // "abort" is no synonym of "cancel": aborting a stream (closing it) is not sending
+    // `notifications/cancelled`, and cards tell the two apart.
     &["header", "headers"],
     &["optional", "optionally"],
     &["forbidden", "prohibited", "disallowed"],
@@ -590,6 +592,11 @@ mod tests {
         assert_eq!(canon(&stem("carries")), canon(&stem("includes")));
         assert_eq!(canon(&stem("chosen")), canon(&stem("picks")));
         assert_eq!(canon(&stem("rejects")), canon(&stem("refused")));
+        // Over-broad groups split: closing a stream is not cancelling, a dropped connection is
+        // not an ignored message.
+        assert_ne!(canon(&stem("aborting")), canon(&stem("cancelled")));
+        assert_ne!(canon(&stem("dropped")), canon(&stem("ignored")));
+        assert_eq!(canon(&stem("discards")), canon(&stem("ignored")));
     }
 
     #[test]
