@@ -605,11 +605,36 @@ fn relative_of_denied(a: &Analysis, c: usize, own: &[usize]) -> bool {
 
 /// Whether clause `c` holds a negation cue outside the tokens that made the match.
 fn clause_negated(a: &Analysis, c: usize, own: &[usize]) -> bool {
+    let content = own
+        .iter()
+        .copied()
+        .filter(|&i| a.tokens[i].clause == c)
+        .min();
     a.tokens
         .iter()
         .enumerate()
         .filter(|(i, t)| t.clause == c && !own.contains(i))
-        .any(|(i, _)| is_negation(a, i))
+        .any(|(i, _)| is_negation(a, i) && (!judges_something_else(a, i, content)))
+}
+
+/// "wrong" and "incorrect" deny a claim they judge ("it is wrong to say the server assigns
+/// the id", "the server assigns the id is incorrect") but not one they merely precede: in "line
+/// 2 is wrong as the server assigns the id" the line is wrong and the reason is affirmed. So
+/// before the matched words, they deny only when a "to" or "that" soon introduces the claim.
+fn judges_something_else(a: &Analysis, i: usize, content: Option<usize>) -> bool {
+    let t = &a.tokens[i];
+    if !matches!(t.norm.as_str(), "wrong" | "incorrect") {
+        return false;
+    }
+    let Some(content) = content else {
+        return false;
+    };
+    if i > content {
+        return false;
+    }
+    !(i + 1..content.min(i + 4))
+        .filter(|&j| a.tokens[j].clause == t.clause)
+        .any(|j| matches!(a.tokens[j].norm.as_str(), "to" | "that"))
 }
 
 /// Whether one of the flag's own guards appears in sentence `s`, other than as the flag's own
@@ -778,6 +803,26 @@ mod tests {
             &r,
             Mode::Flag
         ));
+    }
+
+    #[test]
+    fn wrong_denies_the_claim_it_judges_not_the_reason_it_precedes() {
+        let r = rule(&[], &["server", "assign", "id"]);
+        for affirmed in [
+            "Line 2 is wrong as the server assigns the id.",
+            "Line 2 is wrong for the server assigns the id.",
+            "Line 2 is incorrect: the server assigns the id.",
+        ] {
+            assert!(hits(affirmed, &r, Mode::Flag), "{affirmed}");
+        }
+        for denied in [
+            "It is wrong to say the server assigns the id.",
+            "It's incorrect that the server assigns the id.",
+            "Saying the server assigns the id is wrong.",
+            "The server assigns the id, which is wrong.",
+        ] {
+            assert!(!hits(denied, &r, Mode::Flag), "{denied}");
+        }
     }
 
     #[test]
