@@ -64,13 +64,21 @@ impl Phrase {
             .filter(|w| !is_stopword(&w.norm))
             .cloned()
             .collect();
-        Phrase {
-            words: if content.is_empty() || denies {
-                all
-            } else {
-                content
-            },
-        }
+        // Nor may a phrase shrink to one bare word: "is for stdio" says what stdio is for, and
+        // must not match every "stdio". Articles still go ("the stream" is any "stream").
+        let unarticled: Vec<Word> = all
+            .iter()
+            .filter(|w| !matches!(w.norm.as_str(), "a" | "an" | "the"))
+            .cloned()
+            .collect();
+        let words = if content.is_empty() || denies {
+            all
+        } else if content.len() == 1 && unarticled.len() > 1 {
+            unarticled
+        } else {
+            content
+        };
+        Phrase { words }
     }
 }
 
@@ -764,6 +772,18 @@ mod tests {
         assert!(hits("send a keep-alive comment", &r, Mode::Point));
         let r = rule(&[], &["subscription id"]);
         assert!(hits("it carries the subscriptionId", &r, Mode::Point));
+    }
+
+    #[test]
+    fn phrases_keep_their_structure() {
+        let r = rule(&[], &["is for stdio"]);
+        assert!(hits("That header is for stdio only.", &r, Mode::Point));
+        assert!(!hits("It runs over stdio.", &r, Mode::Point));
+        let r = rule(&[], &["the stream"]);
+        assert!(hits("close a stream", &r, Mode::Point));
+        let r = rule(&[], &["get its own SSE"]);
+        assert!(hits("each listen gets its own SSE stream", &r, Mode::Point));
+        assert!(!hits("clients get SSE from the endpoint", &r, Mode::Point));
     }
 
     #[test]

@@ -525,7 +525,7 @@ pub fn is_stopword(w: &str) -> bool {
         "a", "an", "the", "of", "to", "in", "on", "for", "is", "are", "was", "were", "be", "been",
         "being", "it", "its", "it's", "that", "this", "these", "those", "with", "by", "as", "at",
         "from", "into", "onto", "then", "there", "their", "they", "them", "its", "also", "very",
-        "really", "simply", "just", "itself", "own", "i", "you", "we", "your", "our", "my", "some",
+        "really", "simply", "just", "itself", "i", "you", "we", "your", "our", "my", "some",
         "which", "who", "what", "s",
     ];
     STOP.contains(&w)
