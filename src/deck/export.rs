@@ -151,7 +151,16 @@ fn card_md(out: &mut String, d: &Deck, c: &Card, depth: usize) {
         }
         CardKind::Cloze => {
             if let Some(t) = &c.cloze {
-                let _ = writeln!(out, "{}\n", t.replace("{{", "**").replace("}}", "**"));
+                // The answers shown in bold where the blanks are, paired as the grader pairs them.
+                let mut shown = String::new();
+                let mut at = 0;
+                for (start, end) in crate::grader::cloze_scan(t).spans {
+                    shown.push_str(&t[at..start]);
+                    shown.push_str(&format!("**{}**", &t[start + 2..end - 2]));
+                    at = end;
+                }
+                shown.push_str(&t[at..]);
+                let _ = writeln!(out, "{shown}\n");
             }
         }
         CardKind::SpotTheBug => {

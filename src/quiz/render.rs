@@ -266,20 +266,20 @@ impl Screen {
     }
 }
 
+/// Each blank becomes `[n]____`; pairing is the grader's, so JSON braces in the text stay text.
 fn blank_cloze(text: &str) -> String {
     let mut out = String::new();
-    let mut rest = text;
-    let mut n = 0;
-    while let Some(start) = rest.find("{{") {
-        let Some(len) = rest[start..].find("}}") else {
-            break;
-        };
-        n += 1;
-        out.push_str(&rest[..start]);
-        out.push_str(&format!("[{n}]____"));
-        rest = &rest[start + len + 2..];
+    let mut at = 0;
+    for (n, (start, end)) in crate::grader::cloze_scan(text)
+        .spans
+        .into_iter()
+        .enumerate()
+    {
+        out.push_str(&text[at..start]);
+        out.push_str(&format!("[{}]____", n + 1));
+        at = end;
     }
-    out.push_str(rest);
+    out.push_str(&text[at..]);
     out
 }
 
@@ -303,5 +303,22 @@ fn how_to_answer(kind: CardKind) -> &'static str {
         CardKind::Cloze => {
             "Fill the blanks in order, separated by commas, and press Enter. Commands: hint, deeper, skip, undo, help, quit."
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::blank_cloze;
+
+    #[test]
+    fn cloze_blanks_inside_json_keep_the_closing_braces() {
+        assert_eq!(
+            blank_cloze(r#"{"error":{"code":{{-32602}}}}"#),
+            r#"{"error":{"code":[1]____}}"#
+        );
+        assert_eq!(
+            blank_cloze("{{a}} then {{b}}, done"),
+            "[1]____ then [2]____, done"
+        );
     }
 }
