@@ -588,13 +588,17 @@ impl Lab {
         }
     }
 
-    async fn close(&mut self, target: Target) {
-        let open: Vec<RequestId> = self
-            .subs
+    /// Ids of the subscriptions still open, in the order they were opened.
+    fn open_ids(&self) -> Vec<RequestId> {
+        self.subs
             .iter()
             .filter(|s| s.is_open())
             .map(|s| s.id.clone())
-            .collect();
+            .collect()
+    }
+
+    async fn close(&mut self, target: Target) {
+        let open = self.open_ids();
         match (&self.controls, &target) {
             (Controls::InProcess(c), Target::All) => {
                 let n = c.close_all();
@@ -688,24 +692,14 @@ impl Lab {
             Controls::InProcess(c) => {
                 let n = c.drop_all();
                 self.dropped = true;
-                let open: Vec<RequestId> = self
-                    .subs
-                    .iter()
-                    .filter(|s| s.is_open())
-                    .map(|s| s.id.clone())
-                    .collect();
+                let open = self.open_ids();
                 self.expecting.extend(open);
                 self.info(format!(
                     "server side: {n} stream(s) cut with no result, as if the server vanished"
                 ));
             }
             Controls::Tools(_) => {
-                let open: Vec<RequestId> = self
-                    .subs
-                    .iter()
-                    .filter(|s| s.is_open())
-                    .map(|s| s.id.clone())
-                    .collect();
+                let open = self.open_ids();
                 match self.link.vanish().await {
                     Ok(true) => {
                         self.dropped = true;
@@ -807,12 +801,7 @@ impl Lab {
     }
 
     async fn reset(&mut self) {
-        let open: Vec<RequestId> = self
-            .subs
-            .iter()
-            .filter(|s| s.is_open())
-            .map(|s| s.id.clone())
-            .collect();
+        let open = self.open_ids();
         for id in open {
             let _ = self.link.cancel(&id).await;
         }
@@ -956,12 +945,7 @@ impl Lab {
                 Vec::new()
             }
             Incoming::ChannelClosed { why } => {
-                let open: Vec<RequestId> = self
-                    .subs
-                    .iter()
-                    .filter(|s| s.is_open())
-                    .map(|s| s.id.clone())
-                    .collect();
+                let open = self.open_ids();
                 self.expecting.clear();
                 self.client(format!("the channel is gone: {why}"));
                 let mut verdicts = self.checks.ended(None, false);
