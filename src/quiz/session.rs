@@ -153,20 +153,22 @@ impl Session {
 
     fn build_queue(&mut self, mode: ModeArg) -> anyhow::Result<()> {
         let now = scheduler::now();
-        let introduced = self.store.introduced_on(scheduler::day_index(now))?;
-        let cx = queue::Context {
+        let cx = self.queue_context(now)?;
+        let queue = queue::build(&self.args, mode, &cx);
+        self.queue = queue.into_iter().map(|k| (k, false)).collect();
+        Ok(())
+    }
+
+    /// What the queue is built from at `now`: the library, card states and today's new cards.
+    fn queue_context(&self, now: DateTime<Utc>) -> anyhow::Result<queue::Context<'_>> {
+        Ok(queue::Context {
             lib: &self.lib,
             states: &self.states,
             sched: &self.store.scheduler,
             now,
-            introduced_today: introduced,
+            introduced_today: self.store.introduced_on(scheduler::day_index(now))?,
             followups: &self.followups,
-        };
-        self.queue = queue::build(&self.args, mode, &cx)
-            .into_iter()
-            .map(|k| (k, false))
-            .collect();
-        Ok(())
+        })
     }
 
     fn deck_errors(&mut self) {
@@ -301,15 +303,7 @@ impl Session {
     /// Nothing due: say when the next card is, offer cram. True when a cram queue was built.
     fn nothing_due(&mut self, input: &mut dyn Input) -> anyhow::Result<bool> {
         let now = scheduler::now();
-        let introduced = self.store.introduced_on(scheduler::day_index(now))?;
-        let cx = queue::Context {
-            lib: &self.lib,
-            states: &self.states,
-            sched: &self.store.scheduler,
-            now,
-            introduced_today: introduced,
-            followups: &self.followups,
-        };
+        let cx = self.queue_context(now)?;
         let next = queue::next_due(&self.args, &cx);
         let waiting = queue::new_waiting(&self.args, &cx);
         let mut msg = "Nothing is due right now.".to_string();
