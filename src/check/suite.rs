@@ -1205,18 +1205,7 @@ pub async fn run_stdio(cmd: &[String], cfg: Config) -> anyhow::Result<Report> {
         frames: 0,
         ended: false,
     };
-    for rule in [
-        Rule::HeaderMethodMissing,
-        Rule::HeaderMethodMismatch,
-        Rule::HeaderVersionMissing,
-        Rule::HeaderVersionMismatch,
-        Rule::UnsupportedVersion,
-        Rule::MissingMeta,
-        Rule::UnknownMethod,
-        Rule::GetDeleteNotAllowed,
-        Rule::OriginRejected,
-        Rule::SseNoBuffering,
-    ] {
+    for rule in Rule::ALL.into_iter().filter(|r| r.http_only()) {
         run.report.skip(
             rule,
             "HTTP only: stdio has no header layer (STDIO §Request Metadata)",

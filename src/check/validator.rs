@@ -293,6 +293,24 @@ impl Rule {
             _ => Level::Must,
         }
     }
+
+    /// Rules about the Streamable HTTP layer (headers, status codes, SSE response headers):
+    /// stdio has no header layer to test them on (STDIO §Request Metadata).
+    pub fn http_only(self) -> bool {
+        matches!(
+            self,
+            Rule::HeaderMethodMissing
+                | Rule::HeaderMethodMismatch
+                | Rule::HeaderVersionMissing
+                | Rule::HeaderVersionMismatch
+                | Rule::UnsupportedVersion
+                | Rule::MissingMeta
+                | Rule::UnknownMethod
+                | Rule::GetDeleteNotAllowed
+                | Rule::OriginRejected
+                | Rule::SseNoBuffering
+        )
+    }
 }
 
 impl std::fmt::Display for Rule {
