@@ -17,31 +17,6 @@ fn requested() -> mock_server::protocol::SubscriptionFilter {
                   "resourceSubscriptions": ["mock://notes/today", "mock://nope"]}))
 }
 
-fn fire_all(control: &mock_server::Control) -> Vec<Triggered> {
-    [
-        (NotificationKind::PromptsListChanged, None),
-        (NotificationKind::ToolsListChanged, None),
-        (NotificationKind::ResourcesListChanged, None),
-        (
-            NotificationKind::ResourceUpdated,
-            Some("mock://notes/ideas"),
-        ),
-        (
-            NotificationKind::ResourceUpdated,
-            Some("mock://notes/today"),
-        ),
-    ]
-    .into_iter()
-    .map(|(kind, uri)| {
-        control.trigger(kind, uri);
-        Triggered {
-            kind,
-            uri: uri.map(str::to_owned),
-        }
-    })
-    .collect()
-}
-
 /// Runs the scenario over HTTP and returns the transcript and the rules it breaks.
 async fn http_run(faults: &[Fault], id: RequestId) -> (Vec<Value>, BTreeSet<&'static str>) {
     let s = server(Config {

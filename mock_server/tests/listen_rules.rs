@@ -314,30 +314,3 @@ async fn a_clean_transcript_breaks_no_rule() {
     );
     s.shutdown().await;
 }
-
-/// Fires one change of every kind, requested or not.
-pub fn fire_all(control: &mock_server::Control) -> Vec<Triggered> {
-    let changes = [
-        (NotificationKind::PromptsListChanged, None),
-        (NotificationKind::ToolsListChanged, None),
-        (NotificationKind::ResourcesListChanged, None),
-        (
-            NotificationKind::ResourceUpdated,
-            Some("mock://notes/ideas"),
-        ),
-        (
-            NotificationKind::ResourceUpdated,
-            Some("mock://notes/today"),
-        ),
-    ];
-    changes
-        .into_iter()
-        .map(|(kind, uri)| {
-            control.trigger(kind, uri);
-            Triggered {
-                kind,
-                uri: uri.map(str::to_owned),
-            }
-        })
-        .collect()
-}

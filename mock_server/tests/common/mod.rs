@@ -253,6 +253,33 @@ pub struct Triggered {
     pub uri: Option<String>,
 }
 
+/// Fires one change of every kind, requested or not.
+pub fn fire_all(control: &mock_server::Control) -> Vec<Triggered> {
+    let changes = [
+        (NotificationKind::PromptsListChanged, None),
+        (NotificationKind::ToolsListChanged, None),
+        (NotificationKind::ResourcesListChanged, None),
+        (
+            NotificationKind::ResourceUpdated,
+            Some("mock://notes/ideas"),
+        ),
+        (
+            NotificationKind::ResourceUpdated,
+            Some("mock://notes/today"),
+        ),
+    ];
+    changes
+        .into_iter()
+        .map(|(kind, uri)| {
+            control.trigger(kind, uri);
+            Triggered {
+                kind,
+                uri: uri.map(str::to_owned),
+            }
+        })
+        .collect()
+}
+
 /// How the transcript ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Ending {
