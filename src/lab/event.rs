@@ -139,14 +139,3 @@ pub fn kind_of(message: &Value) -> String {
     }
     "unknown".to_owned()
 }
-
-/// The subscription tag a message carries, if any: `params._meta` for notifications,
-/// `result._meta` for the graceful result.
-pub fn tag_of(message: &Value) -> Option<&Value> {
-    const KEY: &str = "io.modelcontextprotocol/subscriptionId";
-    message
-        .get("params")
-        .or_else(|| message.get("result"))
-        .and_then(|p| p.get("_meta"))
-        .and_then(|m| m.get(KEY))
-}

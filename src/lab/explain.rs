@@ -1,5 +1,6 @@
 //! `explain`: the rule behind the last frame, in words, with its spec reference.
 
+use mock_server::protocol::method;
 use serde_json::Value;
 
 use super::event::{EndKind, Event};
@@ -7,7 +8,7 @@ use super::event::{EndKind, Event};
 /// What each kind of frame is for and which rule governs it.
 fn about(kind: &str) -> &'static str {
     match kind {
-        "notifications/subscriptions/acknowledged" => {
+        method::SUBSCRIPTIONS_ACKNOWLEDGED => {
             "The acknowledgement MUST be the first message that carries the subscription's id; \
              nothing for that subscription may precede it (SUB §Acknowledgment). Its \
              params.notifications is the subset the server agreed to honour: types it cannot \
@@ -15,27 +16,27 @@ fn about(kind: &str) -> &'static str {
              what it asked for (SUB §Acknowledgment). It is a notification: no id, never answered \
              (BASE §Notifications). It replays nothing, so a careful client re-fetches afterwards."
         }
-        "notifications/tools/list_changed"
-        | "notifications/prompts/list_changed"
-        | "notifications/resources/list_changed" => {
+        method::TOOLS_LIST_CHANGED
+        | method::PROMPTS_LIST_CHANGED
+        | method::RESOURCES_LIST_CHANGED => {
             "A list-change notification: params holds only _meta, whose \
              io.modelcontextprotocol/subscriptionId MUST equal the listen request's id, JSON type \
              included (BASE §_meta; SUB §Receiving Notifications). It is only sent to a \
              subscription that asked for that type (SUB §Opening a Stream) and carries no data: \
              the client fetches the list again (CACHE §Interaction with Notifications)."
         }
-        "notifications/resources/updated" => {
+        method::RESOURCES_UPDATED => {
             "A resource update: params.uri names the resource, which may be a sub-resource of \
              the URI subscribed to (TS ResourceUpdatedNotificationParams). Only sent for URIs in \
              resourceSubscriptions (SUB §Opening a Stream), tagged like every stream message \
              (BASE §_meta)."
         }
-        "notifications/cancelled" => {
+        method::CANCELLED => {
             "A server that tears a listen down on stdio names it in notifications/cancelled \
              (CAN intro: MUST, and for nothing else); SUB §Graceful Closure asks for the graceful \
              result too. The two texts pull in different directions: PROTOCOL.md §8 tension 1."
         }
-        "notifications/message" | "notifications/progress" => {
+        method::MESSAGE | method::PROGRESS => {
             "notifications/message and notifications/progress never travel on a listen stream \
              (HTTP §Receiving Messages; LOG §Per-request log level): the stream carries only the \
              change notifications the client opted into."
