@@ -10,7 +10,9 @@ use owo_colors::Style;
 use crate::term::{paint, paint_err};
 
 use crate::cli::Global;
-use crate::deck::{Deck, DeckError, Library, export, facts, validate};
+use crate::deck::{Deck, DeckError, Library, concepts, export, facts, rubric, validate};
+use crate::eval;
+use crate::eval_report;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -41,6 +43,33 @@ pub enum DecksCommand {
         /// Deck files or folders to check instead of the loaded decks.
         paths: Vec<PathBuf>,
     },
+    /// Grade the graded-answer corpus and say how often the grader agrees with a fair verdict.
+    #[command(
+        long_about = "Grade the graded-answer corpus and say how often the grader agrees with a fair verdict.\n\n\
+        The corpus (decks/answers/DECK.toml) holds answers written blind, by someone who saw only \
+        each question and its point and flag labels, with the verdict a fair interviewer gave, the \
+        points earned, the misconceptions stated and any identifier almost right. Answers under \
+        decks/answers/held-out/ are never tuned on: their figures are shown apart, as an estimate \
+        for answers the grader has never seen.\n\n\
+        Prints agreement per card and overall, answers flagged although they state no \
+        misconception, misconceptions that passed, and near misses not reported. `decks check` \
+        fails on any disagreement in the tuned part.",
+        after_help = "Examples:\n  mcp-tutor decks eval\n  mcp-tutor decks eval --card subscriptions/listen-first-message --show\n  mcp-tutor decks eval --json | jq .held_out"
+    )]
+    Eval {
+        /// Only this card (DECK/CARD).
+        #[arg(long)]
+        card: Option<String>,
+        /// Also list every answer the grader disagrees with, and why.
+        #[arg(long)]
+        show: bool,
+        /// Print the report as JSON.
+        #[arg(long)]
+        json: bool,
+        /// Read the corpus from this folder (DIR/*.toml, DIR/held-out/*.toml) instead of the built-in one.
+        #[arg(long, value_name = "DIR")]
+        answers: Option<PathBuf>,
+    },
     /// Print all decks as JSON (for tools) or as a Markdown study sheet.
     Export {
         #[arg(long, value_enum, default_value_t = Format::Json)]
@@ -59,6 +88,12 @@ pub fn run(args: Args, g: &Global) -> anyhow::Result<ExitCode> {
         DecksCommand::List => list(g),
         DecksCommand::Show { card } => show(g, &card),
         DecksCommand::Check { paths } => check(g, &paths),
+        DecksCommand::Eval {
+            card,
+            show,
+            json,
+            answers,
+        } => eval_cmd(g, card.as_deref(), show, json, answers.as_deref()),
         DecksCommand::Export { format } => {
             let lib = Library::load(g);
             warn_errors(&lib.errors);
@@ -141,6 +176,7 @@ fn show(g: &Global, key: &str) -> anyhow::Result<ExitCode> {
             meta: deck.meta.clone(),
             cards: with_followups(deck, &card.id),
             source: deck.source.clone(),
+            concepts_used: Default::default(),
         }],
         errors: Vec::new(),
     };
@@ -180,7 +216,10 @@ fn check(g: &Global, paths: &[PathBuf]) -> anyhow::Result<ExitCode> {
     let mut problems: Vec<DeckError> = lib.errors.clone();
     for d in &lib.decks {
         match source_text(d) {
-            Some(text) => problems.extend(validate::self_test(d, &text)),
+            Some(text) => {
+                problems.extend(validate::self_test(d, &text));
+                problems.extend(rubric::check(d, &text));
+            }
             None => problems.push(DeckError {
                 file: d.source.clone(),
                 line: 0,
@@ -215,6 +254,12 @@ fn check(g: &Global, paths: &[PathBuf]) -> anyhow::Result<ExitCode> {
             });
         }
     }
+    if embedded_run {
+        problems.extend(vocabulary_problems(&lib));
+        let report = eval::evaluate(&lib, &eval::Corpus::embedded(), None);
+        problems.extend(report.problems.iter().cloned());
+        problems.extend(eval::disagreements(&report));
+    }
     let cards: usize = lib.decks.iter().map(|d| d.cards.len()).sum();
     for p in &problems {
         eprintln!("{} {p}", paint_err("error:", Style::new().red().bold()));
@@ -234,6 +279,68 @@ fn check(g: &Global, paths: &[PathBuf]) -> anyhow::Result<ExitCode> {
         );
         Ok(ExitCode::from(1))
     }
+}
+
+/// A broken concepts file, and concepts no built-in card uses.
+fn vocabulary_problems(lib: &Library) -> Vec<DeckError> {
+    let vocab = match concepts::vocabulary() {
+        Ok(v) => v,
+        Err(e) => {
+            return vec![DeckError {
+                file: format!("decks/{}", concepts::CONCEPTS_FILE),
+                line: 0,
+                column: 0,
+                message: e.clone(),
+            }];
+        }
+    };
+    let used: std::collections::BTreeSet<&String> =
+        lib.decks.iter().flat_map(|d| &d.concepts_used).collect();
+    vocab
+        .concepts
+        .keys()
+        .filter(|k| !used.contains(k))
+        .map(|k| DeckError {
+            file: format!("decks/{}", concepts::CONCEPTS_FILE),
+            line: 0,
+            column: 0,
+            message: format!("concept `{k}` is used by no card: name it as `@{k}` in a match group, or remove it"),
+        })
+        .collect()
+}
+
+fn eval_cmd(
+    g: &Global,
+    card: Option<&str>,
+    show: bool,
+    json: bool,
+    answers: Option<&std::path::Path>,
+) -> anyhow::Result<ExitCode> {
+    let lib = Library::load(g);
+    warn_errors(&lib.errors);
+    if let Some(c) = card {
+        if lib.card(c).is_none() {
+            bail!("unknown card `{c}`; cards are named DECK/CARD, see `mcp-tutor decks list`");
+        }
+    }
+    let corpus = match answers {
+        Some(dir) => eval::Corpus::from_dir(dir),
+        None => eval::Corpus::embedded(),
+    };
+    let report = eval::evaluate(&lib, &corpus, card);
+    if json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        print!("{}", eval_report::render(&report, show));
+    }
+    for p in &report.problems {
+        eprintln!("{} {p}", paint_err("error:", Style::new().red().bold()));
+    }
+    Ok(if report.problems.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
 }
 
 /// The deck file's text, to locate self-test failures: the file on disk when there is one

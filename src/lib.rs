@@ -7,6 +7,8 @@ pub mod check;
 pub mod cli;
 pub mod deck;
 pub mod decks_cmd;
+pub mod eval;
+pub mod eval_report;
 pub mod grade_cmd;
 pub mod grader;
 pub mod lab;

@@ -18,13 +18,55 @@ pub(super) fn parse_deck(source: &str, text: &str) -> (Option<Deck>, Vec<DeckErr
             return (None, vec![error]);
         }
     };
-    let deck = Deck {
+    let mut deck = Deck {
         meta: file.deck,
         cards: file.cards,
         source: source.to_string(),
+        concepts_used: Default::default(),
     };
-    let errors = super::validate::validate_deck(&deck, text, super::facts::numbers());
+    let mut errors = resolve_vocabulary(&mut deck, text);
+    errors.extend(super::validate::validate_deck(&deck, text, super::facts::numbers()));
     (Some(deck), errors)
+}
+
+/// Expand `@concepts` and attach shared flags; an unknown name is an error at its card.
+fn resolve_vocabulary(deck: &mut Deck, text: &str) -> Vec<DeckError> {
+    let source = deck.source.clone();
+    let vocab = match super::concepts::vocabulary() {
+        Ok(v) => v,
+        Err(e) => {
+            return vec![DeckError {
+                file: source.clone(),
+                line: 0,
+                column: 0,
+                message: format!("the concepts file is broken, so `@concepts` cannot be resolved: {e}"),
+            }];
+        }
+    };
+    let mut errors = Vec::new();
+    let mut used = std::collections::BTreeSet::new();
+    for card in &mut deck.cards {
+        let un = super::concepts::resolve(card, vocab, &mut used);
+        let (line, column) = find_key_line(text, "id", &card.id, 0).unwrap_or((1, 1));
+        for c in un.concepts {
+            errors.push(DeckError {
+                file: source.clone(),
+                line,
+                column,
+                message: format!("card `{}` names an unknown concept `@{c}`; define it in decks/concepts.toml or fix the name", card.id),
+            });
+        }
+        for f in un.flags {
+            errors.push(DeckError {
+                file: source.clone(),
+                line,
+                column,
+                message: format!("card `{}` lists an unknown shared flag `{f}`; shared flags are the [[flags]] of decks/concepts.toml", card.id),
+            });
+        }
+    }
+    deck.concepts_used = used;
+    errors
 }
 
 /// toml's messages say what is wrong; add how to fix the ones deck authors hit most.

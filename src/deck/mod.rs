@@ -4,10 +4,12 @@
 //! problem becomes a [`DeckError`] naming the file, line and column, so one broken deck never
 //! hides the others.
 
+pub mod concepts;
 pub mod export;
 pub mod facts;
 mod load;
 pub mod model;
+pub mod rubric;
 pub mod validate;
 
 use std::fmt;
@@ -31,6 +33,9 @@ pub struct Deck {
     pub cards: Vec<model::Card>,
     /// Where it came from: `decks/x.toml` for an embedded deck, else the file's path.
     pub source: String,
+    /// The `@concepts` its cards use (for `decks check`'s unused-concept report).
+    #[serde(skip)]
+    pub concepts_used: std::collections::BTreeSet<String>,
 }
 
 impl Deck {
@@ -242,7 +247,29 @@ pub(crate) fn embedded_facts_text() -> &'static str {
 
 fn is_deck_file(path: &Path) -> bool {
     path.extension().is_some_and(|e| e == "toml")
-        && path.file_name().is_some_and(|n| n != FACTS_FILE)
+        && path
+            .file_name()
+            .is_some_and(|n| n != FACTS_FILE && n != concepts::CONCEPTS_FILE)
+}
+
+/// `(name, text)` of every embedded file under `dir` (recursively), sorted by name.
+pub fn embedded_under(dir: &str) -> Vec<(String, &'static str)> {
+    fn walk(d: &'static Dir<'static>, out: &mut Vec<(String, &'static str)>) {
+        for f in d.files() {
+            if let Some(t) = f.contents_utf8() {
+                out.push((f.path().display().to_string(), t));
+            }
+        }
+        for sub in d.dirs() {
+            walk(sub, out);
+        }
+    }
+    let mut out = Vec::new();
+    if let Some(d) = EMBEDDED.get_dir(dir) {
+        walk(d, &mut out);
+    }
+    out.sort();
+    out
 }
 
 fn deck_files_in(dir: &Path) -> std::io::Result<Vec<PathBuf>> {

@@ -77,6 +77,10 @@ pub struct Card {
     /// Misconceptions that cost the question.
     #[serde(default)]
     pub red_flags: Vec<RedFlag>,
+    /// Ids of red flags defined once in `decks/concepts.toml` and shared by several cards;
+    /// they are added to `red_flags` when the deck loads.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub shared_flags: Vec<String>,
     /// Ids (within the same deck) of follow-up cards, asked right after this one.
     #[serde(default)]
     pub followups: Vec<String>,
@@ -125,6 +129,10 @@ pub struct Deeper {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Point {
+    /// Stable id within the card (`[a-z0-9-]+`), used by the graded-answer corpus; defaults to
+    /// `p1`, `p2`, ... by position.
+    #[serde(default)]
+    pub id: String,
     pub label: String,
     #[serde(default)]
     pub required: bool,
@@ -152,6 +160,9 @@ pub struct MatchRule {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RedFlag {
+    /// Stable id (`[a-z0-9-]+`): a shared flag's name, or one unique within the card.
+    #[serde(default)]
+    pub id: String,
     pub label: String,
     #[serde(rename = "match", default)]
     pub rules: Vec<MatchRule>,

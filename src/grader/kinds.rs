@@ -178,6 +178,7 @@ pub(super) fn choice(card: &Card, answer: &str) -> Parts {
         let pick = picks.iter().find(|(p, _)| *p == i);
         if c.correct {
             parts.points.push(PointResult {
+                id: String::new(),
                 label: format!("picks ({}) {}", choice_label(i), c.text),
                 required: true,
                 hit: pick.is_some(),
@@ -185,6 +186,7 @@ pub(super) fn choice(card: &Card, answer: &str) -> Parts {
             });
         } else if let Some((_, span)) = pick {
             parts.red_flags.push(FlagHit {
+                id: String::new(),
                 label: format!("picked ({}) {}", choice_label(i), c.text),
                 span: span.clone(),
                 correction: if c.why.is_empty() {
@@ -276,6 +278,7 @@ pub(super) fn order(card: &Card, answer: &str) -> Parts {
     for (k, item) in card.items.iter().enumerate() {
         let at = seq.get(k);
         parts.points.push(PointResult {
+            id: String::new(),
             label: format!("{}. {}", k + 1, item),
             required: true,
             hit: at.is_some_and(|(i, _)| *i == k),
@@ -459,6 +462,7 @@ pub(super) fn cloze(card: &Card, answer: &str) -> Parts {
             }
         }
         parts.points.push(PointResult {
+            id: String::new(),
             label: format!("blank {}: {}", k + 1, shown),
             required: true,
             hit: span.is_some(),
@@ -587,6 +591,7 @@ pub(super) fn spot_the_bug(card: &Card, answer: &str) -> Parts {
     };
     let named = named_line(answer);
     parts.points.push(PointResult {
+        id: String::new(),
         label: format!("names line {}", tr.bug_line),
         required: true,
         hit: named.is_some_and(|(n, _, _)| n == tr.bug_line),

@@ -40,7 +40,14 @@ pub struct Grade {
     pub red_flags: Vec<FlagHit>,
     pub near_misses: Vec<NearMiss>,
     pub suggested_rating: Rating,
+    /// Set when the answer was longer than [`MAX_ANSWER`] and only its start was graded.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub truncated: bool,
 }
+
+/// The longest answer graded, in bytes; the rest is ignored (an interview answer is a few
+/// hundred words, and the cap keeps grading fast on pasted garbage).
+pub const MAX_ANSWER: usize = 20_000;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -64,6 +71,8 @@ pub enum Rating {
 
 #[derive(Debug, Clone, Serialize)]
 pub struct PointResult {
+    /// The point's id (`p1` ... when the card gives none).
+    pub id: String,
     pub label: String,
     pub required: bool,
     pub hit: bool,
@@ -74,6 +83,8 @@ pub struct PointResult {
 /// An affirmed misconception.
 #[derive(Debug, Clone, Serialize)]
 pub struct FlagHit {
+    /// The flag's id: a shared flag's name, or one the card gives.
+    pub id: String,
     pub label: String,
     pub span: Span,
     /// What is true instead.
@@ -113,6 +124,18 @@ impl Span {
 
 /// Grade `answer` against `card`. `Grade.card` is the bare card id.
 pub fn grade(card: &Card, answer: &str) -> Grade {
+    let mut cut = answer.len().min(MAX_ANSWER);
+    while !answer.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    let truncated = cut < answer.len();
+    let answer = &answer[..cut];
+    let mut g = grade_whole(card, answer);
+    g.truncated = truncated;
+    g
+}
+
+fn grade_whole(card: &Card, answer: &str) -> Grade {
     let mut parts = match card.kind {
         CardKind::Recall | CardKind::NameIt => Parts::default(),
         CardKind::Choice => kinds::choice(card, answer),
@@ -121,6 +144,14 @@ pub fn grade(card: &Card, answer: &str) -> Grade {
         CardKind::SpotTheBug => kinds::spot_the_bug(card, answer),
     };
     prose(card, answer, &mut parts);
+    if card.kind == CardKind::SpotTheBug && parts.points.first().is_some_and(|p| !p.hit) {
+        // The rule counts only together with the right line: the right rule pinned on the
+        // wrong line is a wrong diagnosis.
+        for p in parts.points.iter_mut().skip(1) {
+            p.hit = false;
+            p.span = None;
+        }
+    }
     finish(card.id.clone(), parts)
 }
 
@@ -154,6 +185,7 @@ fn prose(card: &Card, answer: &str, parts: &mut Parts) {
             near_misses(&a, answer, p.rules.iter().flat_map(|r| &r.exact), parts);
         }
         parts.points.push(PointResult {
+            id: p.id.clone(),
             label: p.label.clone(),
             required: p.required,
             hit: m.is_some(),
@@ -169,6 +201,7 @@ fn prose(card: &Card, answer: &str, parts: &mut Parts) {
             .find_map(|r| rules::match_rule(&a, &r, Mode::Flag, &guards));
         if let Some(m) = hit {
             parts.red_flags.push(FlagHit {
+                id: f.id.clone(),
                 label: f.label.clone(),
                 span: Span::from_norm(&a, answer, m.start, m.end),
                 correction: f.correction.clone(),
@@ -210,12 +243,17 @@ fn finish(card: String, parts: Parts) -> Grade {
     let got: f32 = parts.points.iter().filter(|p| p.hit).map(weight).sum();
     let base = if total > 0.0 { got / total } else { 1.0 };
     let score = (base - 0.25 * parts.red_flags.len() as f32).clamp(0.0, 1.0);
-    let verdict = if !parts.red_flags.is_empty() || required_hit * 2 < required {
+    // A fair interviewer fails a stated misconception whatever else is right, passes an answer
+    // with every required point, and calls one that is right as far as it goes partial.
+    let any_hit = parts.points.iter().any(|p| p.hit);
+    let verdict = if !parts.red_flags.is_empty() {
         Verdict::Fail
-    } else if required_hit == required {
+    } else if required_hit == required && (required > 0 || any_hit) {
         Verdict::Pass
-    } else {
+    } else if any_hit {
         Verdict::Partial
+    } else {
+        Verdict::Fail
     };
     Grade {
         card,
@@ -225,6 +263,7 @@ fn finish(card: String, parts: Parts) -> Grade {
         red_flags: parts.red_flags,
         near_misses: parts.near_misses,
         suggested_rating: rating_for(verdict),
+        truncated: false,
     }
 }
 

@@ -98,11 +98,11 @@ pub struct Occurrence {
     pub last: usize,
 }
 
-/// Where `p` matches starting at token `i`, within `i`'s sentence.
+/// Where `p` matches starting at token `i`, within `i`'s claim.
 fn phrase_at(a: &Analysis, i: usize, p: &Phrase, typos: bool) -> Option<Occurrence> {
     let toks = &a.tokens;
-    let sentence = toks.get(i)?.sentence;
-    let same = |j: usize| toks.get(j).is_some_and(|t| t.sentence == sentence);
+    let claim = toks.get(i)?.claim;
+    let same = |j: usize| toks.get(j).is_some_and(|t| t.claim == claim);
     let (mut j, mut w) = (i, 0);
     let (mut stops, mut others) = (0, 0);
     while w < p.words.len() {
@@ -152,12 +152,12 @@ fn phrase_at(a: &Analysis, i: usize, p: &Phrase, typos: bool) -> Option<Occurren
     })
 }
 
-/// Every occurrence of any alternative of `g` in sentence `s`.
+/// Every occurrence of any alternative of `g` in claim `s`.
 fn group_occurrences(a: &Analysis, g: &Group, s: usize, typos: bool) -> Vec<Occurrence> {
     let mut out = Vec::new();
-    // Tokens are in sentence order: only sentence `s` is scanned.
-    let from = a.tokens.partition_point(|t| t.sentence < s);
-    let to = a.tokens.partition_point(|t| t.sentence <= s);
+    // Tokens are in claim order: only claim `s` is scanned.
+    let from = a.tokens.partition_point(|t| t.claim < s);
+    let to = a.tokens.partition_point(|t| t.claim <= s);
     for i in from..to {
         for alt in &g.alts {
             if let Some(o) = phrase_at(a, i, alt, typos) {
@@ -313,12 +313,12 @@ pub fn match_rule(a: &Analysis, rule: &Rule, mode: Mode, guards: &[Group]) -> Op
     if !rule.exact.is_empty() && exact_hits.is_empty() {
         return None;
     }
-    'sentence: for s in 0..=a.sentence_count() {
+    'sentence: for s in 0..=a.claim_count() {
         let mut per_group: Vec<Vec<Occ>> = Vec::new();
         if !rule.exact.is_empty() {
             let here: Vec<Occ> = exact_hits
                 .iter()
-                .filter(|h| a.sentence_of(h.start) == s)
+                .filter(|h| a.claim_of(h.start) == s)
                 .map(|h| Occ::from_exact(a, h))
                 .collect();
             if here.is_empty() {
@@ -361,7 +361,7 @@ pub fn match_rule(a: &Analysis, rule: &Rule, mode: Mode, guards: &[Group]) -> Op
                 None => continue,
             }
         }
-        if a.is_question(s) || guarded(a, s, &own, guards) {
+        if a.is_question(a.sentence_of_claim(s)) || guarded(a, s, &own, guards) {
             continue;
         }
         let affirmed_each: Option<Vec<Occ>> = per_group
@@ -645,13 +645,16 @@ fn judges_something_else(a: &Analysis, i: usize, content: Option<usize>) -> bool
         .any(|j| matches!(a.tokens[j].norm.as_str(), "to" | "that"))
 }
 
-/// Whether one of the flag's own guards appears in sentence `s`, other than as the flag's own
-/// words (a guard "conflict" must not cancel the flag phrase "no conflict").
+/// Whether one of the flag's own guards appears in a clause of the match in claim `s`, other
+/// than as the flag's own words (a guard "conflict" must not cancel the flag phrase "no
+/// conflict"). A guard in another clause or claim says nothing about this one.
 fn guarded(a: &Analysis, s: usize, own: &[usize], guards: &[Group]) -> bool {
+    let clauses: Vec<usize> = own.iter().map(|&i| a.tokens[i].clause).collect();
     guards.iter().any(|g| {
-        group_occurrences(a, g, s, false)
-            .iter()
-            .any(|o| !(o.first..=o.last).all(|i| own.contains(&i)))
+        group_occurrences(a, g, s, false).iter().any(|o| {
+            clauses.contains(&a.tokens[o.first].clause)
+                && !(o.first..=o.last).all(|i| own.contains(&i))
+        })
     })
 }
 

@@ -21,6 +21,10 @@ pub struct Token {
     /// to identifiers like `subscriptionId` or `-32602`.
     pub plain_word: bool,
     pub sentence: usize,
+    /// The claim: a statement judged on its own (a sentence cut at `;`, `but`, `however`, a
+    /// reason, a list item, ...). Every part of a point or flag must stand in one claim.
+    pub claim: usize,
+    /// The comma-delimited clause: the scope of a negation or a guard.
     pub clause: usize,
 }
 
@@ -33,6 +37,7 @@ pub struct Analysis {
     map: Vec<usize>,
     pub tokens: Vec<Token>,
     sentence_starts: Vec<usize>,
+    claim_starts: Vec<usize>,
     clause_starts: Vec<usize>,
     /// Clauses opened by a subordinating word ("because Mcp-Session-Id is not allowed"): a
     /// negation inside one stays local to it.
@@ -107,6 +112,7 @@ impl Analysis {
 
         // Sentence and clause boundaries from punctuation.
         let mut sentence_starts = vec![0];
+        let mut claim_starts = vec![0];
         let mut clause_starts = vec![0];
         let mut questions = Vec::new();
         let chars: Vec<(usize, char)> = norm.char_indices().collect();
@@ -122,24 +128,33 @@ impl Analysis {
                         questions.push(sentence_starts.len());
                     }
                     sentence_starts.push(after);
+                    claim_starts.push(after);
                     clause_starts.push(after);
                 }
                 '\n' => {
                     if starts_new_item(&chars[k + 1..]) {
                         sentence_starts.push(after);
                     }
+                    claim_starts.push(after);
+                    clause_starts.push(after);
+                }
+                ';' | '(' | ')' | '\u{2013}' | '\u{2014}' => {
+                    claim_starts.push(after);
+                    clause_starts.push(after);
+                }
+                ':' if next.is_none_or(char::is_whitespace) => {
+                    claim_starts.push(after);
                     clause_starts.push(after);
                 }
                 // A colon inside `resultType:"complete"` is no clause break.
-                ',' | ';' | ':' | '(' | ')' | '\u{2013}' | '\u{2014}'
-                    if c != ':' || next.is_none_or(char::is_whitespace) =>
-                {
+                ',' => {
                     clause_starts.push(after);
                 }
                 '-' if next == Some(' ')
                     && k > 0
                     && chars.get(k - 1).is_some_and(|&(_, p)| p == ' ') =>
                 {
+                    claim_starts.push(after);
                     clause_starts.push(after);
                 }
                 _ => {}
@@ -183,6 +198,7 @@ impl Analysis {
                 canon,
                 plain_word,
                 sentence: 0,
+                claim: 0,
                 clause: 0,
             });
             k = j;
@@ -198,9 +214,14 @@ impl Analysis {
             if CONJUNCTIONS.contains(&t.norm.as_str()) && !idiom {
                 clause_starts.push(t.start);
             }
+            if opens_claim(&tokens, i, &norm) && !idiom {
+                claim_starts.push(t.start);
+            }
         }
         sentence_starts.sort_unstable();
         sentence_starts.dedup();
+        claim_starts.sort_unstable();
+        claim_starts.dedup();
         clause_starts.sort_unstable();
         clause_starts.dedup();
         let mut a = Analysis {
@@ -208,6 +229,7 @@ impl Analysis {
             map,
             tokens,
             sentence_starts,
+            claim_starts,
             clause_starts,
             subordinate: Vec::new(),
             questions,
@@ -215,6 +237,7 @@ impl Analysis {
         for i in 0..a.tokens.len() {
             let at = a.tokens[i].start;
             a.tokens[i].sentence = a.sentence_of(at);
+            a.tokens[i].claim = a.claim_of(at);
             a.tokens[i].clause = a.clause_of(at);
             if SUBORDINATORS.contains(&a.tokens[i].norm.as_str()) {
                 a.subordinate.push(a.tokens[i].clause);
@@ -225,6 +248,24 @@ impl Analysis {
 
     pub fn sentence_of(&self, at: usize) -> usize {
         self.sentence_starts.partition_point(|&s| s <= at)
+    }
+
+    pub fn claim_of(&self, at: usize) -> usize {
+        self.claim_starts.partition_point(|&s| s <= at)
+    }
+
+    pub fn claim_count(&self) -> usize {
+        self.claim_starts.len()
+    }
+
+    /// The sentence a claim belongs to.
+    pub fn sentence_of_claim(&self, claim: usize) -> usize {
+        let start = self
+            .claim_starts
+            .get(claim.saturating_sub(1))
+            .copied()
+            .unwrap_or(0);
+        self.sentence_of(start)
     }
 
     pub fn clause_of(&self, at: usize) -> usize {
@@ -254,6 +295,34 @@ impl Analysis {
     /// Index of the first token whose start is `>= at`.
     pub fn token_at(&self, at: usize) -> usize {
         self.tokens.partition_point(|t| t.start < at)
+    }
+}
+
+/// Words that start a new claim wherever they stand: a contrast, a concession, a condition, a
+/// reason. What follows them is judged apart from what came before ("No replay, but the client
+/// resumes with Last-Event-ID" states a misconception after its "but").
+const CLAIM_OPENERS: &[&str] = &[
+    "but", "however", "whereas", "although", "though", "yet", "unless", "except", "otherwise",
+    "because", "while", "whilst", "instead",
+];
+
+/// Whether token `i` opens a claim: one of [`CLAIM_OPENERS`], "and then", or "so" / "which" /
+/// "then" right after a comma (", so the client ...", ", which ...").
+fn opens_claim(tokens: &[Token], i: usize, norm: &str) -> bool {
+    let t = &tokens[i];
+    let w = t.norm.as_str();
+    if i == 0 {
+        return false;
+    }
+    if CLAIM_OPENERS.contains(&w) {
+        // "rather than"/"instead of" contrast a phrase, not a claim: keep them in theirs.
+        return !(w == "instead" && tokens.get(i + 1).is_some_and(|n| n.norm == "of"));
+    }
+    let after_comma = norm[..t.start].trim_end().ends_with(',');
+    match w {
+        "and" => tokens.get(i + 1).is_some_and(|n| n.norm == "then"),
+        "so" | "which" | "then" => after_comma,
+        _ => false,
     }
 }
 
@@ -323,14 +392,21 @@ const IRREGULAR: &[(&str, &str)] = &[
     ("mandated", "mandat"),
     ("mandatory", "mandatori"),
     ("reconnection", "reconnect"),
+    ("subscribe", "subscrib"),
+    ("subscribes", "subscrib"),
+    ("subscribed", "subscrib"),
+    ("subscribing", "subscrib"),
+    ("subscription", "subscrib"),
+    ("subscriptions", "subscrib"),
+    ("notes", "note"),
     ("connection", "connect"),
     ("connections", "connect"),
 ];
 
-/// A light English stemmer: enough to fold acknowledge/acknowledged/acknowledgement/
-/// acknowledging (and notify/notification) together without a dictionary. Deterministic, and
-/// applied identically to answers and to the cards' concept words, so consistency matters more
-/// than linguistic accuracy.
+/// The stem of a word: Snowball's English (Porter 2) stemmer, after a few domain words whose
+/// families it would split (notify / notification, subscribe / subscription). Identifiers and
+/// short words stay whole. Applied identically to answers and to the cards' words, so
+/// consistency matters more than linguistic accuracy.
 pub fn stem(word: &str) -> String {
     let w = word.strip_suffix("'s").unwrap_or(word);
     if let Some(&(_, s)) = IRREGULAR.iter().find(|(k, _)| *k == w) {
@@ -339,72 +415,10 @@ pub fn stem(word: &str) -> String {
     if !w.chars().all(|c| c.is_ascii_alphabetic()) || w.len() <= 3 {
         return w.to_string();
     }
-    let mut s = w.to_string();
-    const SUFFIXES: &[(&str, &str)] = &[
-        ("ements", ""),
-        ("ement", ""),
-        ("ations", "ate"),
-        ("ation", "ate"),
-        ("ptions", "b"),
-        ("ption", "b"),
-        ("ments", ""),
-        ("ment", ""),
-        ("nesses", ""),
-        ("ness", ""),
-        ("ings", ""),
-        ("ing", ""),
-        ("ies", "y"),
-        ("ied", "y"),
-        ("edly", ""),
-        ("ed", ""),
-        ("ously", ""),
-        ("ous", ""),
-        ("ly", ""),
-        ("es", ""),
-        ("s", ""),
-    ];
-    for (suffix, repl) in SUFFIXES {
-        if let Some(base) = s.strip_suffix(suffix) {
-            // "reply" and "apply" are not adverbs.
-            let min = if *suffix == "ly" { 5 } else { 3 };
-            if base.len() < min {
-                continue;
-            }
-            if *suffix == "s" && (base.ends_with('s') || base.ends_with('u') || base.ends_with('i'))
-            {
-                continue;
-            }
-            if *suffix == "es"
-                && !(base.ends_with('s')
-                    || base.ends_with('x')
-                    || base.ends_with("ch")
-                    || base.ends_with("sh")
-                    || base.ends_with('z'))
-            {
-                // "closes", "caches" keep their e; then the e is dropped below like "close".
-                s = format!("{base}e");
-                break;
-            }
-            s = format!("{base}{repl}");
-            break;
-        }
-    }
-    // Keep short stems whole: "notes" must not become "not".
-    if s.len() > 4 && s.ends_with('e') {
-        s.pop();
-    }
-    let b = s.as_bytes();
-    if s.len() > 3 {
-        let (x, y) = (b[b.len() - 2], b[b.len() - 1]);
-        if x == y && !b"aeiou".contains(&y) {
-            s.pop();
-        }
-    }
-    if s.len() > 3 && s.ends_with('y') {
-        s.pop();
-        s.push('i');
-    }
-    s
+    static EN: OnceLock<rust_stemmers::Stemmer> = OnceLock::new();
+    EN.get_or_init(|| rust_stemmers::Stemmer::create(rust_stemmers::Algorithm::English))
+        .stem(w)
+        .into_owned()
 }
 
 /// Synonym groups for this domain. The first word names the class.

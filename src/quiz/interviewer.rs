@@ -76,6 +76,7 @@ pub fn grade_from_ticks(card: &Card, ticks: &str) -> Result<Grade, String> {
             verdict: v,
             score: if right { 1.0 } else { 0.0 },
             points: vec![PointResult {
+                id: String::new(),
                 label: "the right answer".into(),
                 required: true,
                 hit: right,
@@ -84,6 +85,7 @@ pub fn grade_from_ticks(card: &Card, ticks: &str) -> Result<Grade, String> {
             red_flags: vec![],
             near_misses: vec![],
             suggested_rating: rating_for(v),
+            truncated: false,
         });
     }
     let mut hit = vec![false; card.points.len()];
@@ -118,6 +120,7 @@ pub fn grade_from_ticks(card: &Card, ticks: &str) -> Result<Grade, String> {
         .iter()
         .zip(&hit)
         .map(|(p, h)| PointResult {
+            id: p.id.clone(),
             label: p.label.clone(),
             required: p.required,
             hit: *h,
@@ -128,6 +131,7 @@ pub fn grade_from_ticks(card: &Card, ticks: &str) -> Result<Grade, String> {
         .iter()
         .filter_map(|i| card.red_flags.get(*i))
         .map(|f| FlagHit {
+            id: f.id.clone(),
             label: f.label.clone(),
             span: heard.clone(),
             correction: f.correction.clone(),
@@ -151,6 +155,7 @@ pub fn grade_from_ticks(card: &Card, ticks: &str) -> Result<Grade, String> {
         red_flags,
         near_misses: vec![],
         suggested_rating: rating_for(v),
+        truncated: false,
     })
 }
 

@@ -90,12 +90,14 @@ mod tests {
             score: 1.0,
             points: vec![
                 PointResult {
+                    id: String::new(),
                     label: "a".into(),
                     required: true,
                     hit: true,
                     span: Some(span.clone()),
                 },
                 PointResult {
+                    id: String::new(),
                     label: "b".into(),
                     required: false,
                     hit: all,
@@ -104,6 +106,7 @@ mod tests {
             ],
             red_flags: if flag {
                 vec![FlagHit {
+                    id: String::new(),
                     label: "f".into(),
                     span,
                     correction: "c".into(),
@@ -118,6 +121,7 @@ mod tests {
                 Verdict::Partial => Rating::Hard,
                 Verdict::Fail => Rating::Again,
             },
+            truncated: false,
         }
     }
 

@@ -1,0 +1,417 @@
+//! The graded-answer corpus and how well the grader agrees with it.
+//!
+//! `decks/answers/DECK.toml` holds answers written blind (by someone who saw only the question
+//! and the point and flag labels, never the matchers), each with the verdict a fair interviewer
+//! gave, the points it earns, the misconceptions it states and any identifier it almost got
+//! right. `decks/answers/held-out/DECK.toml` holds more of the same that nobody tunes the grader
+//! on: its figures are reported apart and never fail a check, so they stay an honest estimate of
+//! how the grader does on answers it has never seen.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::deck::{DeckError, Library};
+use crate::grader::{self, Verdict};
+
+/// One `decks/answers/*.toml` file.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AnswerFile {
+    #[serde(default)]
+    pub answers: Vec<GradedAnswer>,
+}
+
+/// An answer as a candidate typed it, and how a fair interviewer judged it.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GradedAnswer {
+    /// The card id within the file's deck.
+    pub card: String,
+    pub text: String,
+    pub verdict: Verdict,
+    /// Ids of the points the answer earns.
+    #[serde(default)]
+    pub points: Vec<String>,
+    /// Ids of the red flags whose misconception the answer asserts.
+    #[serde(default)]
+    pub flags: Vec<String>,
+    /// A misconception the answer states that no red flag of the card names.
+    #[serde(default)]
+    pub other: Option<String>,
+    /// An exact identifier written almost right, as the answer writes it.
+    #[serde(default)]
+    pub near_miss: Option<String>,
+}
+
+impl GradedAnswer {
+    /// Whether the answer states a misconception at all.
+    pub fn misconceived(&self) -> bool {
+        !self.flags.is_empty() || self.other.is_some()
+    }
+}
+
+/// Which part of the corpus an answer belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Part {
+    /// Answers the grader and the cards may be tuned on; `decks check` fails on any
+    /// disagreement here.
+    Tuned,
+    /// Answers nobody tunes on: an estimate of agreement on unseen answers.
+    HeldOut,
+}
+
+/// A corpus answer, located.
+#[derive(Debug, Clone)]
+pub struct Entry {
+    pub deck: String,
+    pub part: Part,
+    pub file: String,
+    /// 1-based line of the answer's `[[answers]]`.
+    pub line: usize,
+    pub answer: GradedAnswer,
+}
+
+impl Entry {
+    pub fn key(&self) -> String {
+        format!("{}/{}", self.deck, self.answer.card)
+    }
+}
+
+/// The corpus: every answer file of the embedded decks (or of a folder given in its place).
+#[derive(Debug, Default)]
+pub struct Corpus {
+    pub entries: Vec<Entry>,
+    pub errors: Vec<DeckError>,
+}
+
+const ANSWERS_DIR: &str = "answers";
+const HELD_OUT_DIR: &str = "held-out";
+
+impl Corpus {
+    /// The corpus shipped inside the binary.
+    pub fn embedded() -> Corpus {
+        let mut c = Corpus::default();
+        for (name, text) in crate::deck::embedded_under(ANSWERS_DIR) {
+            let part = if name.starts_with(&format!("{ANSWERS_DIR}/{HELD_OUT_DIR}/")) {
+                Part::HeldOut
+            } else {
+                Part::Tuned
+            };
+            c.add_text(&format!("decks/{name}"), text, part);
+        }
+        c
+    }
+
+    /// The corpus under `dir` (`dir/*.toml` tuned, `dir/held-out/*.toml` held out).
+    pub fn from_dir(dir: &Path) -> Corpus {
+        let mut c = Corpus::default();
+        for (sub, part) in [(dir.to_path_buf(), Part::Tuned), (dir.join(HELD_OUT_DIR), Part::HeldOut)] {
+            let Ok(read) = std::fs::read_dir(&sub) else {
+                continue;
+            };
+            let mut files: Vec<_> = read
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.is_file() && p.extension().is_some_and(|e| e == "toml"))
+                .collect();
+            files.sort();
+            for f in files {
+                match std::fs::read_to_string(&f) {
+                    Ok(text) => c.add_text(&f.display().to_string(), &text, part),
+                    Err(e) => c.errors.push(DeckError {
+                        file: f.display().to_string(),
+                        line: 0,
+                        column: 0,
+                        message: format!("cannot read answer file: {e}"),
+                    }),
+                }
+            }
+        }
+        c
+    }
+
+    /// Parse one answer file; its name (`subscriptions.toml`) is the deck it answers.
+    fn add_text(&mut self, file: &str, text: &str, part: Part) {
+        let deck = Path::new(file)
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let parsed: AnswerFile = match toml::from_str(text) {
+            Ok(p) => p,
+            Err(e) => {
+                let (line, column) = e
+                    .span()
+                    .map(|s| line_col(text, s.start))
+                    .unwrap_or((0, 0));
+                self.errors.push(DeckError {
+                    file: file.to_string(),
+                    line,
+                    column,
+                    message: format!(
+                        "{} (an answer file is a list of [[answers]] with card, text, verdict, points, flags)",
+                        e.message()
+                    ),
+                });
+                return;
+            }
+        };
+        let lines: Vec<usize> = text
+            .lines()
+            .enumerate()
+            .filter(|(_, l)| l.trim() == "[[answers]]")
+            .map(|(i, _)| i + 1)
+            .collect();
+        for (i, answer) in parsed.answers.into_iter().enumerate() {
+            self.entries.push(Entry {
+                deck: deck.clone(),
+                part,
+                file: file.to_string(),
+                line: lines.get(i).copied().unwrap_or(0),
+                answer,
+            });
+        }
+    }
+}
+
+fn line_col(text: &str, at: usize) -> (usize, usize) {
+    let before = &text[..at.min(text.len())];
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    (line, column)
+}
+
+/// How the grader judged one corpus answer, beside the expected judgement.
+#[derive(Debug, Clone, Serialize)]
+pub struct Outcome {
+    pub card: String,
+    pub part: Part,
+    pub file: String,
+    pub line: usize,
+    pub text: String,
+    pub expected: Verdict,
+    pub got: Verdict,
+    /// Flags the grader raised that the answer does not state.
+    pub false_flags: Vec<String>,
+    /// The answer states a misconception and the grader raised none of its flags.
+    pub missed_flags: Vec<String>,
+    /// The answer states a misconception no flag covers and the grader raised no flag.
+    pub missed_other: bool,
+    /// The near miss the answer makes, when the grader did not report it.
+    pub missed_near_miss: Option<String>,
+    /// Expected points the grader did not credit, and credited points not expected.
+    pub points_missed: Vec<String>,
+    pub points_extra: Vec<String>,
+}
+
+impl Outcome {
+    pub fn agrees(&self) -> bool {
+        self.expected == self.got
+            && self.false_flags.is_empty()
+            && self.missed_flags.is_empty()
+            && !self.missed_other
+            && self.missed_near_miss.is_none()
+    }
+}
+
+/// Counts for a set of outcomes.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Tally {
+    pub answers: usize,
+    /// Answers whose verdict matches the fair one.
+    pub verdicts_agree: usize,
+    /// Answers that agree on verdict, flags and near misses alike.
+    pub agree: usize,
+    /// Answers stating no misconception, and those of them the grader flagged anyway.
+    pub clean: usize,
+    pub falsely_flagged: usize,
+    /// Answers stating a misconception, and those of them the grader flagged.
+    pub misconceived: usize,
+    pub caught: usize,
+    pub near_misses: usize,
+    pub near_misses_reported: usize,
+}
+
+impl Tally {
+    fn add(&mut self, o: &Outcome, misconceived: bool, near: bool) {
+        self.answers += 1;
+        self.verdicts_agree += usize::from(o.expected == o.got);
+        self.agree += usize::from(o.agrees());
+        if misconceived {
+            self.misconceived += 1;
+            self.caught += usize::from(o.missed_flags.is_empty() && !o.missed_other);
+        } else {
+            self.clean += 1;
+            self.falsely_flagged += usize::from(!o.false_flags.is_empty());
+        }
+        if near {
+            self.near_misses += 1;
+            self.near_misses_reported += usize::from(o.missed_near_miss.is_none());
+        }
+    }
+
+    pub fn verdict_rate(&self) -> f64 {
+        ratio(self.verdicts_agree, self.answers)
+    }
+
+    pub fn caught_rate(&self) -> f64 {
+        ratio(self.caught, self.misconceived)
+    }
+}
+
+fn ratio(a: usize, b: usize) -> f64 {
+    if b == 0 { 1.0 } else { a as f64 / b as f64 }
+}
+
+/// The whole evaluation.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Report {
+    pub tuned: Tally,
+    pub held_out: Tally,
+    /// Per `DECK/CARD`: the tuned and held-out tallies.
+    pub cards: BTreeMap<String, (Tally, Tally)>,
+    pub outcomes: Vec<Outcome>,
+    /// Corpus answers naming a card, point or flag that does not exist.
+    pub problems: Vec<DeckError>,
+}
+
+/// Grade every corpus answer (only those of `only`, a `DECK/CARD`, when given).
+pub fn evaluate(lib: &Library, corpus: &Corpus, only: Option<&str>) -> Report {
+    let mut r = Report {
+        problems: corpus.errors.clone(),
+        ..Report::default()
+    };
+    for e in &corpus.entries {
+        let key = e.key();
+        if only.is_some_and(|o| o != key && o != e.answer.card) {
+            continue;
+        }
+        let Some((_, card)) = lib.card(&key) else {
+            r.problems.push(DeckError {
+                file: e.file.clone(),
+                line: e.line,
+                column: 1,
+                message: format!("no card `{key}`: fix the answer's `card` or the file name (the file is named after its deck)"),
+            });
+            continue;
+        };
+        let point_ids: Vec<String> = card.points.iter().map(|p| p.id.clone()).collect();
+        let flag_ids: Vec<String> = card.red_flags.iter().map(|f| f.id.clone()).collect();
+        let unknown: Vec<&String> = e
+            .answer
+            .points
+            .iter()
+            .filter(|p| !point_ids.contains(p))
+            .chain(e.answer.flags.iter().filter(|f| !flag_ids.contains(f)))
+            .collect();
+        if !unknown.is_empty() {
+            r.problems.push(DeckError {
+                file: e.file.clone(),
+                line: e.line,
+                column: 1,
+                message: format!(
+                    "`{key}` has no point or flag {}; its points are {} and its flags {}",
+                    join(unknown.iter().map(|s| s.as_str())),
+                    join(point_ids.iter().map(String::as_str)),
+                    join(flag_ids.iter().map(String::as_str)),
+                ),
+            });
+        }
+        let g = grader::grade(card, &e.answer.text);
+        let raised: Vec<String> = g.red_flags.iter().map(|f| f.id.clone()).collect();
+        let credited: Vec<String> = g.points.iter().filter(|p| p.hit).map(|p| p.id.clone()).collect();
+        let want = &e.answer;
+        let outcome = Outcome {
+            card: key.clone(),
+            part: e.part,
+            file: e.file.clone(),
+            line: e.line,
+            text: want.text.clone(),
+            expected: want.verdict,
+            got: g.verdict,
+            false_flags: if want.misconceived() && want.flags.is_empty() {
+                // A misconception no flag names: any flag raised is a fair catch.
+                Vec::new()
+            } else {
+                raised.iter().filter(|f| !want.flags.contains(f)).cloned().collect()
+            },
+            missed_flags: if want.flags.is_empty() || want.flags.iter().any(|f| raised.contains(f)) {
+                Vec::new()
+            } else {
+                want.flags.clone()
+            },
+            missed_other: want.other.is_some() && want.flags.is_empty() && raised.is_empty() && g.verdict != Verdict::Fail,
+            missed_near_miss: want.near_miss.as_ref().filter(|n| {
+                !g.near_misses.iter().any(|m| m.found.trim() == n.trim())
+            }).cloned(),
+            points_missed: want.points.iter().filter(|p| !credited.contains(p)).cloned().collect(),
+            points_extra: credited.iter().filter(|p| !want.points.contains(p)).cloned().collect(),
+        };
+        let near = want.near_miss.is_some();
+        let tally = r.cards.entry(key).or_default();
+        let (all, one) = match e.part {
+            Part::Tuned => (&mut r.tuned, &mut tally.0),
+            Part::HeldOut => (&mut r.held_out, &mut tally.1),
+        };
+        all.add(&outcome, want.misconceived(), near);
+        one.add(&outcome, want.misconceived(), near);
+        r.outcomes.push(outcome);
+    }
+    r
+}
+
+fn join<'a>(items: impl Iterator<Item = &'a str>) -> String {
+    let v: Vec<String> = items.map(|s| format!("`{s}`")).collect();
+    if v.is_empty() { "none".into() } else { v.join(", ") }
+}
+
+/// `decks check`'s view: every tuned answer the grader disagrees with, located.
+pub fn disagreements(report: &Report) -> Vec<DeckError> {
+    report
+        .outcomes
+        .iter()
+        .filter(|o| o.part == Part::Tuned && !o.agrees())
+        .map(|o| DeckError {
+            file: o.file.clone(),
+            line: o.line,
+            column: 1,
+            message: format!("graded answer for `{}`: {}", o.card, describe(o)),
+        })
+        .collect()
+}
+
+/// What went wrong with one outcome, in words.
+pub fn describe(o: &Outcome) -> String {
+    let mut parts = Vec::new();
+    if o.expected != o.got {
+        parts.push(format!("expected {}, graded {}", name(o.expected), name(o.got)));
+    }
+    if !o.false_flags.is_empty() {
+        parts.push(format!("false red flag {}", join(o.false_flags.iter().map(String::as_str))));
+    }
+    if !o.missed_flags.is_empty() {
+        parts.push(format!("missed red flag {}", join(o.missed_flags.iter().map(String::as_str))));
+    }
+    if o.missed_other {
+        parts.push("a stated misconception passed".into());
+    }
+    if let Some(n) = &o.missed_near_miss {
+        parts.push(format!("near miss `{n}` not reported"));
+    }
+    if !o.points_missed.is_empty() {
+        parts.push(format!("points not credited {}", join(o.points_missed.iter().map(String::as_str))));
+    }
+    if !o.points_extra.is_empty() {
+        parts.push(format!("points credited beyond the fair ones {}", join(o.points_extra.iter().map(String::as_str))));
+    }
+    if parts.is_empty() { "agrees".into() } else { parts.join("; ") }
+}
+
+pub fn name(v: Verdict) -> &'static str {
+    match v {
+        Verdict::Pass => "pass",
+        Verdict::Partial => "partial",
+        Verdict::Fail => "fail",
+    }
+}

@@ -1,0 +1,81 @@
+//! `decks eval` as text: a table per card, the overall figures, and (with `--show`) each
+//! disagreement with its reason.
+
+use std::fmt::Write;
+
+use owo_colors::Style;
+
+use crate::eval::{Part, Report, Tally, describe};
+use crate::term::paint;
+
+fn pct(a: usize, b: usize) -> String {
+    if b == 0 {
+        "—".into()
+    } else {
+        format!("{:.1}%", 100.0 * a as f64 / b as f64)
+    }
+}
+
+fn summary(name: &str, t: &Tally) -> String {
+    format!(
+        "{name:<9} {} answers: verdicts agree {} ({}/{}); fully agree {}; false red flags on {} of {} answers stating no misconception; misconceptions caught {} ({}/{}); near misses reported {}/{}\n",
+        t.answers,
+        pct(t.verdicts_agree, t.answers),
+        t.verdicts_agree,
+        t.answers,
+        pct(t.agree, t.answers),
+        t.falsely_flagged,
+        t.clean,
+        pct(t.caught, t.misconceived),
+        t.caught,
+        t.misconceived,
+        t.near_misses_reported,
+        t.near_misses,
+    )
+}
+
+pub fn render(r: &Report, show: bool) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{:<48} {:>9} {:>9} {:>6} {:>7}",
+        "card", "tuned", "held-out", "false", "missed"
+    );
+    for (card, (t, h)) in &r.cards {
+        let cell = |x: &Tally| {
+            if x.answers == 0 {
+                "—".to_string()
+            } else {
+                format!("{}/{}", x.verdicts_agree, x.answers)
+            }
+        };
+        let _ = writeln!(
+            out,
+            "{card:<48} {:>9} {:>9} {:>6} {:>7}",
+            cell(t),
+            cell(h),
+            t.falsely_flagged + h.falsely_flagged,
+            (t.misconceived - t.caught) + (h.misconceived - h.caught),
+        );
+    }
+    out.push('\n');
+    out.push_str(&summary("tuned", &r.tuned));
+    out.push_str(&summary("held out", &r.held_out));
+    if show {
+        for part in [Part::Tuned, Part::HeldOut] {
+            for o in r.outcomes.iter().filter(|o| o.part == part && !o.agrees()) {
+                let _ = writeln!(
+                    out,
+                    "\n{} {}:{} ({}) {}\n  {}",
+                    paint("✗", Style::new().red()),
+                    o.file,
+                    o.line,
+                    o.card,
+                    describe(o),
+                    o.text.trim().replace('\n', "\n  ")
+                );
+            }
+        }
+    }
+    out
+}
