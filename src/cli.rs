@@ -1,9 +1,10 @@
 //! The command line: global options and one subcommand per job.
 
-use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{Parser, Subcommand};
+
+use crate::global::Global;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -23,30 +24,6 @@ pub struct Cli {
     pub global: Global,
     #[command(subcommand)]
     pub command: Command,
-}
-
-/// Options every subcommand understands.
-#[derive(Debug, Clone, clap::Args)]
-pub struct Global {
-    /// When to use colour. `auto` turns it off when output is not a terminal or NO_COLOR is set.
-    #[arg(long, value_enum, default_value_t = ColorChoice::Auto, global = true)]
-    pub color: ColorChoice,
-    /// Screen-reader friendly output: no colour, no box drawing, no cursor tricks.
-    #[arg(long, global = true)]
-    pub plain: bool,
-    /// Where progress is stored (default: your data directory, e.g. ~/.local/share/mcp-tutor).
-    #[arg(long, env = "MCP_TUTOR_HOME", global = true, value_name = "DIR")]
-    pub data_dir: Option<PathBuf>,
-    /// Extra deck folder to load beside the built-in decks (repeatable).
-    #[arg(long = "decks", global = true, value_name = "DIR")]
-    pub deck_dirs: Vec<PathBuf>,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ColorChoice {
-    Auto,
-    Always,
-    Never,
 }
 
 #[derive(Debug, Subcommand)]

@@ -9,10 +9,10 @@ use owo_colors::Style;
 
 use crate::term::{paint, paint_err};
 
-use crate::cli::Global;
 use crate::deck::{Deck, DeckError, Library, concepts, export, facts, rubric, validate};
 use crate::eval;
 use crate::eval_report;
+use crate::global::Global;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -95,7 +95,7 @@ pub fn run(args: Args, g: &Global) -> anyhow::Result<ExitCode> {
             answers,
         } => eval_cmd(g, card.as_deref(), show, json, answers.as_deref()),
         DecksCommand::Export { format } => {
-            let lib = Library::load(g);
+            let lib = Library::load(&g.deck_dirs);
             warn_errors(&lib.errors);
             match format {
                 Format::Json => {
@@ -121,7 +121,7 @@ fn warn_errors(errors: &[DeckError]) {
 }
 
 fn list(g: &Global) -> anyhow::Result<ExitCode> {
-    let lib = Library::load(g);
+    let lib = Library::load(&g.deck_dirs);
     warn_errors(&lib.errors);
     for d in &lib.decks {
         println!(
@@ -166,7 +166,7 @@ fn first_line(s: &str) -> String {
 }
 
 fn show(g: &Global, key: &str) -> anyhow::Result<ExitCode> {
-    let lib = Library::load(g);
+    let lib = Library::load(&g.deck_dirs);
     let Some((deck, card)) = lib.card(key) else {
         bail!("unknown card `{key}`; cards are named DECK/CARD, see `mcp-tutor decks list`");
     };
@@ -191,11 +191,11 @@ fn show(g: &Global, key: &str) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn with_followups(deck: &Deck, id: &str) -> Vec<crate::deck::model::Card> {
+fn with_followups(deck: &Deck, id: &str) -> Vec<crate::card::Card> {
     let mut out = Vec::new();
     let mut todo = vec![id.to_string()];
     while let Some(id) = todo.pop() {
-        if out.iter().any(|c: &crate::deck::model::Card| c.id == id) {
+        if out.iter().any(|c: &crate::card::Card| c.id == id) {
             continue;
         }
         if let Some(c) = deck.card(&id) {
@@ -209,7 +209,7 @@ fn with_followups(deck: &Deck, id: &str) -> Vec<crate::deck::model::Card> {
 fn check(g: &Global, paths: &[PathBuf]) -> anyhow::Result<ExitCode> {
     let embedded_run = paths.is_empty();
     let lib = if embedded_run {
-        Library::load(g)
+        Library::load(&g.deck_dirs)
     } else {
         Library::from_paths(paths)
     };
@@ -316,7 +316,7 @@ fn eval_cmd(
     json: bool,
     answers: Option<&std::path::Path>,
 ) -> anyhow::Result<ExitCode> {
-    let lib = Library::load(g);
+    let lib = Library::load(&g.deck_dirs);
     warn_errors(&lib.errors);
     if let Some(c) = card {
         if lib.card(c).is_none() {

@@ -6,8 +6,8 @@ use std::process::ExitCode;
 use anyhow::{Context, bail};
 use owo_colors::{OwoColorize, Stream, Style};
 
-use crate::cli::Global;
 use crate::deck::Library;
+use crate::global::Global;
 use crate::grader::{self, Grade, Verdict};
 
 #[derive(Debug, clap::Args)]
@@ -28,7 +28,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args, g: &Global) -> anyhow::Result<ExitCode> {
-    let lib = Library::load(g);
+    let lib = Library::load(&g.deck_dirs);
     let Some((deck, card)) = lib.card(&args.card) else {
         let hint = if lib.errors.is_empty() {
             String::new()
@@ -53,7 +53,7 @@ pub fn run(args: Args, g: &Global) -> anyhow::Result<ExitCode> {
             s
         }
     };
-    let grade = grader::grade_in(deck, card, &answer);
+    let grade = grader::grade_in(deck.key(card), card, &answer);
     if args.json {
         println!("{}", serde_json::to_string_pretty(&grade)?);
     } else {

@@ -3,12 +3,14 @@
 //! The binary (`src/main.rs`) is a thin shell over this library so that benchmarks and tests
 //! can reach the grader, the store and the lab's checking client directly.
 
+pub mod card;
 pub mod check;
 pub mod cli;
 pub mod deck;
 pub mod decks_cmd;
 pub mod eval;
 pub mod eval_report;
+pub mod global;
 pub mod grade_cmd;
 pub mod grader;
 pub mod lab;

@@ -5,7 +5,7 @@ use mcp_tutor::{cli, term};
 
 fn main() -> ExitCode {
     let cli = cli::Cli::parse();
-    term::init(&cli.global);
+    term::init(cli.global.color, cli.global.plain);
     match cli::run(cli) {
         Ok(code) => code,
         Err(err) => {

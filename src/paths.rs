@@ -1,15 +1,14 @@
 //! Where mcp-tutor keeps things on disk.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 
-use crate::cli::Global;
-
 /// The progress store's folder: `--data-dir`, else `MCP_TUTOR_HOME`, else the OS data directory.
-pub fn data_dir(g: &Global) -> anyhow::Result<PathBuf> {
-    if let Some(d) = &g.data_dir {
-        return Ok(d.clone());
+/// `explicit` is the `--data-dir` option (clap has already read `MCP_TUTOR_HOME` into it).
+pub fn data_dir(explicit: Option<&Path>) -> anyhow::Result<PathBuf> {
+    if let Some(d) = explicit {
+        return Ok(d.to_path_buf());
     }
     dirs::data_dir()
         .map(|d| d.join("mcp-tutor"))

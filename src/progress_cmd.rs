@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use clap::{Subcommand, ValueEnum};
 
-use crate::cli::Global;
+use crate::global::Global;
 use crate::store::{ReviewRow, Store};
 
 #[derive(Debug, clap::Args)]
@@ -120,7 +120,7 @@ pub fn csv_row(r: &ReviewRow) -> String {
 }
 
 pub fn run(args: Args, g: &Global) -> anyhow::Result<ExitCode> {
-    let store = Store::open(&crate::paths::data_dir(g)?)?;
+    let store = Store::open(&crate::paths::data_dir(g.data_dir.as_deref())?)?;
     match args.command {
         Cmd::Export { format } => {
             match export(&store, format) {

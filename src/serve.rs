@@ -3,7 +3,7 @@
 
 use std::process::ExitCode;
 
-use crate::cli::Global;
+use crate::global::Global;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {

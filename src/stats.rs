@@ -10,8 +10,8 @@ use std::process::ExitCode;
 use chrono::{DateTime, Duration, NaiveDate, Utc};
 use serde::Serialize;
 
-use crate::cli::Global;
 use crate::deck::Library;
+use crate::global::Global;
 use crate::scheduler::{self, CardState, Phase, Scheduler};
 use crate::store::{ReviewRow, Store};
 
@@ -506,11 +506,11 @@ fn render(s: &Stats, plain: bool) -> String {
 }
 
 pub fn run(args: Args, g: &Global) -> anyhow::Result<ExitCode> {
-    let lib = Library::load(g);
+    let lib = Library::load(&g.deck_dirs);
     for e in &lib.errors {
         eprintln!("warning: deck skipped: {e}");
     }
-    let store = Store::open(&crate::paths::data_dir(g)?)?;
+    let store = Store::open(&crate::paths::data_dir(g.data_dir.as_deref())?)?;
     let stats = compute(&lib, &store, scheduler::now(), &args)?;
     let text = if args.json {
         serde_json::to_string_pretty(&stats)? + "\n"

@@ -5,7 +5,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use owo_colors::{OwoColorize, Stream, Style};
 
-use crate::cli::{ColorChoice, Global};
+use crate::global::ColorChoice;
 
 static PLAIN: AtomicBool = AtomicBool::new(false);
 
@@ -13,8 +13,8 @@ static PLAIN: AtomicBool = AtomicBool::new(false);
 ///
 /// `auto` sets no override, so owo-colors asks each stream on its own: stdout piped into a file
 /// loses its colour while stderr on the terminal keeps it, and NO_COLOR / TERM=dumb are honoured.
-pub fn init(g: &Global) {
-    match (g.plain, g.color) {
+pub fn init(color: ColorChoice, plain: bool) {
+    match (plain, color) {
         (true, _) | (_, ColorChoice::Never) => owo_colors::set_override(false),
         (false, ColorChoice::Always) => owo_colors::set_override(true),
         (false, ColorChoice::Auto) => {
@@ -24,7 +24,7 @@ pub fn init(g: &Global) {
             }
         }
     }
-    PLAIN.store(g.plain, Ordering::Relaxed);
+    PLAIN.store(plain, Ordering::Relaxed);
 }
 
 /// Screen-reader mode: no box drawing, no cursor tricks, one line per state change.

@@ -26,7 +26,7 @@ use std::time::Duration;
 use anyhow::{Context, bail};
 use owo_colors::{OwoColorize, Stream};
 
-use crate::cli::Global;
+use crate::global::Global;
 use report::{Report, Status};
 
 #[derive(Debug, clap::Args)]

@@ -13,7 +13,7 @@ use std::sync::OnceLock;
 
 use serde::Deserialize;
 
-use super::model::{Card, RedFlag};
+use crate::card::{Card, RedFlag};
 
 /// `decks/concepts.toml`.
 #[derive(Debug, Clone, Default, Deserialize)]

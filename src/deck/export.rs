@@ -5,8 +5,8 @@ use std::fmt::Write as _;
 
 use serde_json::{Value, json};
 
-use super::model::{Card, CardKind};
 use super::{Deck, Library, facts};
+use crate::card::{Card, CardKind};
 use crate::grader;
 
 /// Which cards teach each §9 fact (`DECK/CARD` keys), for every fact in facts.toml.

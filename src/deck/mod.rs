@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use include_dir::{Dir, include_dir};
 use serde::Serialize;
 
-use crate::cli::Global;
+use crate::card::Card;
 
 /// The shipped decks, embedded so an installed binary works anywhere.
 static EMBEDDED: Dir<'_> = include_dir!("$CARGO_MANIFEST_DIR/decks");
@@ -30,7 +30,7 @@ pub const FACTS_FILE: &str = "facts.toml";
 #[derive(Debug, Clone, Serialize)]
 pub struct Deck {
     pub meta: model::DeckMeta,
-    pub cards: Vec<model::Card>,
+    pub cards: Vec<Card>,
     /// Where it came from: `decks/x.toml` for an embedded deck, else the file's path.
     pub source: String,
     /// The `@concepts` its cards use (for `decks check`'s unused-concept report).
@@ -39,12 +39,12 @@ pub struct Deck {
 }
 
 impl Deck {
-    pub fn card(&self, id: &str) -> Option<&model::Card> {
+    pub fn card(&self, id: &str) -> Option<&Card> {
         self.cards.iter().find(|c| c.id == id)
     }
 
     /// The `DECK/CARD` key progress is stored under.
-    pub fn key(&self, card: &model::Card) -> String {
+    pub fn key(&self, card: &Card) -> String {
         format!("{}/{}", self.meta.id, card.id)
     }
 }
@@ -87,8 +87,8 @@ pub struct Library {
 impl Library {
     /// The decks a command works on: the embedded decks, each `--decks DIR`, and the user's
     /// decks folder (`paths::user_decks_dir()`) when it exists.
-    pub fn load(g: &Global) -> Library {
-        let mut dirs = g.deck_dirs.clone();
+    pub fn load(deck_dirs: &[PathBuf]) -> Library {
+        let mut dirs = deck_dirs.to_vec();
         if let Some(user) = crate::paths::user_decks_dir().filter(|u| u.is_dir()) {
             if !dirs.contains(&user) {
                 dirs.push(user);
@@ -197,7 +197,7 @@ impl Library {
     }
 
     /// Look a card up by `DECK/CARD`; a bare `CARD` works too when exactly one deck has it.
-    pub fn card(&self, key: &str) -> Option<(&Deck, &model::Card)> {
+    pub fn card(&self, key: &str) -> Option<(&Deck, &Card)> {
         if let Some((deck, card)) = key.split_once('/') {
             let d = self.deck(deck)?;
             return d.card(card).map(|c| (d, c));
@@ -211,7 +211,7 @@ impl Library {
     }
 
     /// Every card of every deck, deck order then card order.
-    pub fn cards(&self) -> impl Iterator<Item = (&Deck, &model::Card)> {
+    pub fn cards(&self) -> impl Iterator<Item = (&Deck, &Card)> {
         self.decks
             .iter()
             .flat_map(|d| d.cards.iter().map(move |c| (d, c)))

@@ -4,8 +4,8 @@
 use std::collections::{BTreeSet, HashMap};
 
 use super::load::{find_key, find_key_line};
-use super::model::{Card, CardKind};
 use super::{Deck, DeckError};
+use crate::card::{Card, CardKind};
 use crate::grader::{self, Verdict, rules};
 
 fn valid_id(id: &str) -> bool {

@@ -3,7 +3,7 @@
 use super::rules::{self, Mode, Rule, find_exact, near_miss, word_key};
 use super::text::{Analysis, typo_close};
 use super::{FlagHit, NearMiss, Parts, PointResult, Span};
-use crate::deck::model::{Card, CardKind, MatchRule};
+use crate::card::{Card, CardKind, MatchRule};
 
 /// The label shown for option or item `i`: a, b, c, ...
 pub fn choice_label(i: usize) -> String {

@@ -17,8 +17,7 @@ pub mod text;
 
 use serde::Serialize;
 
-use crate::deck::Deck;
-use crate::deck::model::{Card, CardKind};
+use crate::card::{Card, CardKind};
 use rules::{Group, Mode, Rule};
 use text::Analysis;
 
@@ -155,10 +154,10 @@ fn grade_whole(card: &Card, answer: &str) -> Grade {
     finish(card.id.clone(), parts)
 }
 
-/// Grade with the `DECK/CARD` key in `Grade.card`.
-pub fn grade_in(deck: &Deck, card: &Card, answer: &str) -> Grade {
+/// Grade with `key` (the `DECK/CARD` key progress is stored under) in `Grade.card`.
+pub fn grade_in(key: String, card: &Card, answer: &str) -> Grade {
     let mut g = grade(card, answer);
-    g.card = deck.key(card);
+    g.card = key;
     g
 }
 

@@ -2,7 +2,7 @@
 //! negation scope and guards, near misses.
 
 use super::text::{self, Analysis, Token, canon, is_stopword, stem, typo_close};
-use crate::deck::model::MatchRule;
+use crate::card::MatchRule;
 
 /// One word of a concept alternative, analysed like the answer's words.
 #[derive(Debug, Clone)]

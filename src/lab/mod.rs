@@ -22,7 +22,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 
-use crate::cli::Global;
+use crate::global::Global;
 use render::Look;
 use runner::{Lapses, Predictor, Runner, Scripted};
 use session::{Lab, Sink, Stdout};
@@ -171,7 +171,7 @@ pub fn run(args: Args, g: &Global) -> anyhow::Result<ExitCode> {
     let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
     let conn = rt.block_on(connect::connect(&target, tx.clone()))?;
 
-    let data_dir = crate::paths::data_dir(g).ok();
+    let data_dir = crate::paths::data_dir(g.data_dir.as_deref()).ok();
     let mut lapses = StoreLapses {
         dir: data_dir.clone(),
     };

@@ -2,7 +2,7 @@
 //! candidate answers aloud, then types what they heard; those ticks grade the card.
 
 use super::render::{Screen, dim, red};
-use crate::deck::model::Card;
+use crate::card::Card;
 use crate::grader::{FlagHit, Grade, PointResult, Rating, Span, Verdict};
 
 pub fn rubric(screen: &mut Screen, card: &Card) {
@@ -162,7 +162,7 @@ pub fn grade_from_ticks(card: &Card, ticks: &str) -> Result<Grade, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::deck::model::{CardKind, Point, RedFlag};
+    use crate::card::{CardKind, Point, RedFlag};
 
     fn card() -> Card {
         let mut c: Card = toml::from_str(

@@ -18,8 +18,8 @@ use std::process::ExitCode;
 
 use chrono::NaiveDate;
 
-use crate::cli::Global;
 use crate::deck::Library;
+use crate::global::Global;
 use crate::store::Store;
 
 pub use session::Session;
@@ -105,7 +105,7 @@ pub fn fnv(bytes: &[u8]) -> u64 {
 }
 
 /// Fingerprint of a card's content, stored with each review to notice edited cards.
-pub fn card_hash(card: &crate::deck::model::Card) -> String {
+pub fn card_hash(card: &crate::card::Card) -> String {
     let text = serde_json::to_string(card).unwrap_or_default();
     format!("{:016x}", fnv(text.as_bytes()))
 }
@@ -154,6 +154,6 @@ fn followup_keys(lib: &Library) -> HashMap<String, String> {
 }
 
 fn open_store(g: &Global, retention: Option<f32>) -> anyhow::Result<Store> {
-    let dir = crate::paths::data_dir(g)?;
+    let dir = crate::paths::data_dir(g.data_dir.as_deref())?;
     Store::open_with(&dir, retention)
 }

@@ -160,13 +160,17 @@ mod tests {
     use crate::grader::Rating;
     use clap::Parser;
 
+    /// The quiz options alone, so this test does not reach up to the whole command line.
+    #[derive(Parser)]
+    struct Quiz {
+        #[command(flatten)]
+        args: Args,
+    }
+
     fn args(extra: &[&str]) -> Args {
-        let mut v = vec!["mcp-tutor", "quiz"];
+        let mut v = vec!["quiz"];
         v.extend_from_slice(extra);
-        match crate::cli::Cli::parse_from(v).command {
-            crate::cli::Command::Quiz(a) => a,
-            _ => unreachable!(),
-        }
+        Quiz::parse_from(v).args
     }
 
     fn t(s: &str) -> DateTime<Utc> {

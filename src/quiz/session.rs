@@ -9,9 +9,9 @@ use super::input::{Input, Line};
 use super::rating::{self, Effort, Suggestion};
 use super::render::{self, Screen, bold, dim, green, red, yellow};
 use super::{Args, ModeArg, interviewer, queue};
-use crate::cli::Global;
+use crate::card::{Card, CardKind};
 use crate::deck::Library;
-use crate::deck::model::{Card, CardKind};
+use crate::global::Global;
 use crate::grader::{self, Grade, Rating, Verdict};
 use crate::scheduler::{self, CardState, rating_str};
 use crate::store::{Mode, NewReview, Store};
@@ -114,7 +114,7 @@ pub fn until(from: DateTime<Utc>, to: DateTime<Utc>) -> String {
 
 impl Session {
     pub fn prepare(args: Args, g: &Global, screen: Screen) -> anyhow::Result<Session> {
-        let lib = Library::load(g);
+        let lib = Library::load(&g.deck_dirs);
         let store = super::open_store(g, args.retention)?;
         let mode_arg = args.mode;
         let mode = store_mode(mode_arg, &args);
@@ -463,7 +463,7 @@ impl Session {
 
     fn hint(&mut self, card: &Card, shown: &mut usize) {
         // Required points first: they are what the question turns on.
-        let mut order: Vec<&crate::deck::model::Point> =
+        let mut order: Vec<&crate::card::Point> =
             card.points.iter().filter(|p| p.required).collect();
         order.extend(card.points.iter().filter(|p| !p.required));
         if let Some(p) = order.get(*shown) {

@@ -20,7 +20,7 @@ fn lib() -> Library {
 fn grade(key: &str, answer: &str) -> Grade {
     let lib = lib();
     let (deck, card) = lib.card(key).expect("fixture card exists");
-    grader::grade_in(deck, card, answer)
+    grader::grade_in(deck.key(card), card, answer)
 }
 
 fn hit(g: &Grade, label_part: &str) -> bool {
@@ -94,7 +94,7 @@ fn the_model_answer_passes() {
     let lib = lib();
     for (deck, card) in lib.cards() {
         let golden = grader::golden_answer(card).expect("every fixture card has one");
-        let g = grader::grade_in(deck, card, &golden);
+        let g = grader::grade_in(deck.key(card), card, &golden);
         assert_eq!(g.verdict, Verdict::Pass, "{}: {g:#?}", card.id);
         assert_eq!(g.suggested_rating, Rating::Good);
     }

@@ -1,0 +1,211 @@
+//! The card model: what one card in a deck file deserializes into.
+//!
+//! This is the contract between deck authors, the grader, the quiz and the lab, so it stays
+//! declarative: no behaviour lives here, and it sits at the bottom of the crate (the grader
+//! depends on cards only; deck loading depends on cards and the grader). A card keeps every part
+//! of the seed study card (question, key points, ~20 s basics, ~40 s solid answer, code,
+//! go-deeper ladder, follow-ups, red flags) and adds what the tool needs (stable id, kind, facts,
+//! spec references).
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CardKind {
+    /// Free recall, graded against key points and red flags.
+    Recall,
+    /// One exact identifier (a method name, a `_meta` key, an error code).
+    NameIt,
+    /// A text with blanks written `{{answer}}`; each blank is an exact point.
+    Cloze,
+    /// One or several right options (true/false is a two-option choice).
+    Choice,
+    /// Put frames or steps in order; `items` are written in the right order.
+    Order,
+    /// A JSON or SSE transcript with one violation: name the faulty line and the rule.
+    SpotTheBug,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Card {
+    /// Stable id, unique within the deck, `[a-z0-9-]+`. Progress is keyed by `DECK/ID`.
+    pub id: String,
+    pub kind: CardKind,
+    pub question: String,
+    #[serde(default)]
+    pub tags: Vec<String>,
+    /// Numbers of the one-fact lines in `../shared/PROTOCOL.md` §9 this card teaches.
+    #[serde(default)]
+    pub facts: Vec<u32>,
+    /// Spec references as PROTOCOL.md writes them, e.g. `"SUB §Acknowledgment"`.
+    #[serde(default)]
+    pub spec: Vec<String>,
+    /// Set when the card teaches a spec tension (PROTOCOL.md §8): the quiz labels it as such.
+    #[serde(default)]
+    pub tension: Option<String>,
+    /// The ~20 s interview answer.
+    #[serde(default)]
+    pub basics: Option<TimedAnswer>,
+    /// The ~40 s solid answer. Its text must pass this card's own grader (golden self-test).
+    #[serde(default)]
+    pub answer: Option<TimedAnswer>,
+    #[serde(default)]
+    pub code: Option<Code>,
+    #[serde(default)]
+    pub deeper: Option<Deeper>,
+    /// Key points the grader looks for.
+    #[serde(default)]
+    pub points: Vec<Point>,
+    /// Misconceptions that cost the question.
+    #[serde(default)]
+    pub red_flags: Vec<RedFlag>,
+    /// Ids of red flags defined once in `decks/concepts.toml` and shared by several cards;
+    /// they are added to `red_flags` when the deck loads.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub shared_flags: Vec<String>,
+    /// Ids (within the same deck) of follow-up cards, asked right after this one.
+    #[serde(default)]
+    pub followups: Vec<String>,
+    /// `choice` cards: the options, in display order.
+    #[serde(default)]
+    pub choices: Vec<Choice>,
+    /// `order` cards: the items in their correct order (shown shuffled).
+    #[serde(default)]
+    pub items: Vec<String>,
+    /// `cloze` cards: text with `{{blank}}` markers; each blank must be answered exactly.
+    #[serde(default)]
+    pub cloze: Option<String>,
+    /// `spot-the-bug` cards: the transcript and where its one violation is.
+    #[serde(default)]
+    pub transcript: Option<Transcript>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TimedAnswer {
+    /// Target speaking time in seconds (~20 for basics, ~40 for the solid answer).
+    pub seconds: u32,
+    pub text: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Code {
+    /// `json`, `sse`, `http`, `rust`, `text`, ...
+    pub lang: String,
+    pub text: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Deeper {
+    /// The go-deeper ladder, shallowest rung first.
+    #[serde(default)]
+    pub steps: Vec<String>,
+    /// The long explanation (Markdown), shown after the last rung.
+    #[serde(default)]
+    pub explanation: String,
+}
+
+/// A key point: hit when any one of its `match` rules matches the answer.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Point {
+    /// Stable id within the card (`[a-z0-9-]+`), used by the graded-answer corpus; defaults to
+    /// `p1`, `p2`, ... by position.
+    #[serde(default)]
+    pub id: String,
+    pub label: String,
+    #[serde(default)]
+    pub required: bool,
+    #[serde(rename = "match", default)]
+    pub rules: Vec<MatchRule>,
+}
+
+/// One way a point or a red flag can be matched. A rule matches when every part it sets matches.
+///
+/// - `exact`: identifiers that must appear as written (any one of them suffices). Case and
+///   spelling are significant; near misses are reported, never counted.
+/// - `all`: concept groups that must all appear within one sentence of the answer. A group is
+///   alternatives separated by `|` (`"must|mandatory|required"`); each alternative is a word
+///   or phrase, matched with tolerance for case, Unicode form, punctuation, word form, the
+///   grader's synonyms and small typos.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MatchRule {
+    #[serde(default)]
+    pub exact: Vec<String>,
+    #[serde(default)]
+    pub all: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RedFlag {
+    /// Stable id (`[a-z0-9-]+`): a shared flag's name, or one unique within the card; defaults
+    /// to `f1`, `f2`, ... by position.
+    #[serde(default)]
+    pub id: String,
+    pub label: String,
+    #[serde(rename = "match", default)]
+    pub rules: Vec<MatchRule>,
+    /// Extra cues (same `a|b` syntax) that, near a match, mean the misconception is being denied
+    /// rather than affirmed. The grader's own negation handling ("not", "no longer", "unlike",
+    /// "instead of", ...) always applies on top of these.
+    #[serde(default)]
+    pub guards: Vec<String>,
+    /// What is true instead.
+    pub correction: String,
+    /// Spec reference for the correction, as PROTOCOL.md writes it.
+    pub spec: String,
+    /// Answers that must fire this flag (checked by `decks check`).
+    #[serde(default)]
+    pub examples: Vec<String>,
+    /// Answers that must not fire it: negated or corrected mentions.
+    #[serde(default)]
+    pub non_examples: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Choice {
+    pub text: String,
+    #[serde(default)]
+    pub correct: bool,
+    /// Why this option is right or wrong; shown after answering (and as the correction when a
+    /// wrong option is picked).
+    #[serde(default)]
+    pub why: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Transcript {
+    /// `json`, `sse`, `stdio`, `http`.
+    pub lang: String,
+    /// Shown with line numbers starting at 1.
+    pub text: String,
+    /// The 1-based line that breaks a rule.
+    pub bug_line: u32,
+}
+
+impl Card {
+    /// The kind as deck files write it (`spot-the-bug`).
+    pub fn kind_name(&self) -> &'static str {
+        self.kind.name()
+    }
+}
+
+impl CardKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            CardKind::Recall => "recall",
+            CardKind::NameIt => "name-it",
+            CardKind::Cloze => "cloze",
+            CardKind::Choice => "choice",
+            CardKind::Order => "order",
+            CardKind::SpotTheBug => "spot-the-bug",
+        }
+    }
+}
