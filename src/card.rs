@@ -64,6 +64,10 @@ pub struct Card {
     /// they are added to `red_flags` when the deck loads.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub shared_flags: Vec<String>,
+    /// The protocol's identifiers (from the concepts file), watched for near misses: filled in
+    /// when the deck loads, never written in a deck.
+    #[serde(skip)]
+    pub identifiers: Vec<String>,
     /// Ids (within the same deck) of follow-up cards, asked right after this one.
     #[serde(default)]
     pub followups: Vec<String>,

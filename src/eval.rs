@@ -320,7 +320,12 @@ pub fn evaluate(lib: &Library, corpus: &Corpus, only: Option<&str>) -> Report {
         }
         let g = grader::grade(card, &e.answer.text);
         let raised: Vec<String> = g.red_flags.iter().map(|f| f.id.clone()).collect();
-        let credited: Vec<String> = g.points.iter().filter(|p| p.hit).map(|p| p.id.clone()).collect();
+        let credited: Vec<String> = g
+            .points
+            .iter()
+            .filter(|p| p.hit && point_ids.contains(&p.id))
+            .map(|p| p.id.clone())
+            .collect();
         let want = &e.answer;
         let outcome = Outcome {
             card: key.clone(),

@@ -23,6 +23,16 @@ pub struct Vocabulary {
     pub concepts: BTreeMap<String, Concept>,
     #[serde(default)]
     pub flags: Vec<RedFlag>,
+    #[serde(default)]
+    pub identifiers: Identifiers,
+}
+
+/// The protocol's identifiers, watched for near misses on every card.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Identifiers {
+    #[serde(default)]
+    pub known: Vec<String>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -113,6 +123,7 @@ pub struct Unresolved {
 /// concepts everywhere a group is written. Records which concepts were used.
 pub fn resolve(card: &mut Card, vocab: &Vocabulary, used: &mut BTreeSet<String>) -> Unresolved {
     let mut un = Unresolved::default();
+    card.identifiers = vocab.identifiers.known.clone();
     for name in card.shared_flags.clone() {
         match vocab.flag(&name) {
             Some(f) if !card.red_flags.iter().any(|g| g.id == f.id) => card.red_flags.push(f.clone()),

@@ -591,7 +591,7 @@ pub(super) fn spot_the_bug(card: &Card, answer: &str) -> Parts {
     };
     let named = named_line(answer);
     parts.points.push(PointResult {
-        id: String::new(),
+        id: "line".into(),
         label: format!("names line {}", tr.bug_line),
         required: true,
         hit: named.is_some_and(|(n, _, _)| n == tr.bug_line),

@@ -191,6 +191,7 @@ fn prose(card: &Card, answer: &str, parts: &mut Parts) {
             span: m.map(|m| Span::from_norm(&a, answer, m.start, m.end)),
         });
     }
+    watch_identifiers(&a, answer, card, parts);
     for f in &card.red_flags {
         let guards: Vec<Group> = f.guards.iter().map(|g| Group::parse(g)).collect();
         let hit = f
@@ -205,6 +206,35 @@ fn prose(card: &Card, answer: &str, parts: &mut Parts) {
                 span: Span::from_norm(&a, answer, m.start, m.end),
                 correction: f.correction.clone(),
                 spec: f.spec.clone(),
+            });
+        }
+    }
+}
+
+/// Identifier-like words written almost like one of the protocol's identifiers: reported on
+/// every card, whatever it asks.
+fn watch_identifiers(a: &Analysis, answer: &str, card: &Card, parts: &mut Parts) {
+    if card.identifiers.is_empty() {
+        return;
+    }
+    for (s, t) in rules::ident_candidates(&a.norm) {
+        let found = &a.norm[s..t];
+        if !rules::looks_like_identifier(found) || card.identifiers.iter().any(|k| k == found) {
+            continue;
+        }
+        let Some(expected) = card
+            .identifiers
+            .iter()
+            .find(|k| rules::near_miss(found, k) && !rules::same_header(found, k))
+        else {
+            continue;
+        };
+        let span = Span::from_norm(a, answer, s, t);
+        if !parts.near_misses.iter().any(|n| n.span == span) {
+            parts.near_misses.push(NearMiss {
+                expected: expected.clone(),
+                found: span.text.clone(),
+                span,
             });
         }
     }

@@ -361,7 +361,8 @@ pub fn match_rule(a: &Analysis, rule: &Rule, mode: Mode, guards: &[Group]) -> Op
                 None => continue,
             }
         }
-        if a.is_question(a.sentence_of_claim(s)) || guarded(a, s, &own, guards) {
+        if a.is_question(a.sentence_of_claim(s)) || attributed(a, s) || guarded(a, s, &own, guards)
+        {
             continue;
         }
         let affirmed_each: Option<Vec<Occ>> = per_group
@@ -611,8 +612,28 @@ fn relative_of_denied(a: &Analysis, c: usize, own: &[usize]) -> bool {
         .is_some_and(|p| clause_negated(a, p, own))
 }
 
-/// Whether clause `c` holds a negation cue outside the tokens that made the match.
+/// Whether clause `c` holds a negation cue outside the tokens that made the match, or
+/// continues a denied list ("it never mints, echoes or checks a session id": the "never"
+/// reaches every item up to the "or").
 fn clause_negated(a: &Analysis, c: usize, own: &[usize]) -> bool {
+    if clause_negated_here(a, c, own) {
+        return true;
+    }
+    let mine: Vec<&Token> = a.tokens.iter().filter(|t| t.clause == c).collect();
+    let Some(first) = mine.first() else {
+        return false;
+    };
+    let listy = mine.iter().any(|t| matches!(t.norm.as_str(), "or" | "nor"));
+    let prev = a
+        .tokens
+        .iter()
+        .filter(|t| t.clause < c && t.claim == first.claim)
+        .map(|t| t.clause)
+        .max();
+    listy && prev.is_some_and(|p| clause_negated_here(a, p, own))
+}
+
+fn clause_negated_here(a: &Analysis, c: usize, own: &[usize]) -> bool {
     let content = own
         .iter()
         .copied()
@@ -658,6 +679,46 @@ fn guarded(a: &Analysis, s: usize, own: &[usize], guards: &[Group]) -> bool {
     })
 }
 
+/// Who a claim's view belongs to: "some people think ...", "a colleague would say ...", "it's a
+/// myth that ...", "older revisions ...", "the seed card showed ...". Such a claim reports a
+/// misconception; it does not state it.
+fn attributed(a: &Analysis, claim: usize) -> bool {
+    const HOLDERS: &[&str] = &[
+        "people", "some", "many", "folks", "others", "colleague", "colleagues", "candidates",
+        "somebody", "someone", "might", "would", "you'd", "tempting", "commonly", "often",
+        "usually", "naive", "naively", "newcomers", "beginners", "they",
+    ];
+    const VIEWS: &[&str] = &[
+        "think", "thinks", "believe", "believes", "assume", "assumes", "expect", "expects",
+        "say", "says", "claim", "claims", "call", "calls", "quote", "quotes", "answer",
+        "answers", "suppose", "imagine", "confuse", "mistake", "guess", "reach",
+    ];
+    const MARKERS: &[&str] = &[
+        "myth", "misconception", "folklore", "seed", "legacy", "formerly", "previously",
+        "older", "earlier", "previous", "old",
+    ];
+    let toks: Vec<&Token> = a.tokens.iter().filter(|t| t.claim == claim).collect();
+    let words: Vec<&str> = toks.iter().map(|t| t.norm.as_str()).collect();
+    // "older revisions", "the old session model", "it's a myth": "old" must describe a
+    // revision, a model or a spec, not a request ("the old request id" is this revision's).
+    let marked = words.windows(2).any(|p| {
+        MARKERS.contains(&p[0])
+            && matches!(
+                p[1],
+                "revisions" | "revision" | "versions" | "version" | "spec" | "specs" | "model"
+                    | "drafts" | "draft" | "protocol" | "days" | "mcp" | "card" | "transport"
+                    | "sse" | "session" | "sessions" | "rules"
+            )
+    }) || words
+        .iter()
+        .any(|w| matches!(*w, "myth" | "misconception" | "folklore" | "formerly" | "previously"))
+        || words.windows(2).any(|p| p == ["used", "to"]);
+    let held = words.iter().enumerate().any(|(i, w)| {
+        HOLDERS.contains(w) && words[i + 1..].iter().take(4).any(|v| VIEWS.contains(v))
+    });
+    marked || held
+}
+
 /// Identifier-like words of the answer: candidates for "close: you wrote ...".
 pub fn ident_candidates(text: &str) -> Vec<(usize, usize)> {
     let sep = |c: char| c.is_whitespace() || "`'\"(),;[]{}<>=".contains(c);
@@ -683,6 +744,23 @@ pub fn ident_candidates(text: &str) -> Vec<(usize, usize)> {
         }
     }
     out
+}
+
+/// Whether a word is written like an identifier (a path, a dotted or dashed name, camelCase,
+/// digits): plain words are never near misses.
+pub fn looks_like_identifier(w: &str) -> bool {
+    let inner = w.get(1..).unwrap_or("");
+    w.chars().any(|c| matches!(c, '/' | '_' | '.') || c.is_ascii_digit())
+        || inner.contains('-')
+        || inner.chars().any(|c| c.is_uppercase())
+}
+
+/// HTTP header names are case-insensitive: `MCP-Method` is `Mcp-Method`.
+pub fn same_header(found: &str, expected: &str) -> bool {
+    let header = expected.contains('-')
+        && !expected.contains('/')
+        && expected.starts_with(|c: char| c.is_ascii_uppercase());
+    header && found.eq_ignore_ascii_case(expected)
 }
 
 /// Whether `found` is a near miss of `expected` (and not simply something else).

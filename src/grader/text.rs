@@ -138,23 +138,23 @@ impl Analysis {
                     claim_starts.push(after);
                     clause_starts.push(after);
                 }
-                ';' | '(' | ')' | '\u{2013}' | '\u{2014}' => {
+                ';' => {
                     claim_starts.push(after);
+                    clause_starts.push(after);
+                }
+                // An aside, a colon or a dash elaborates its claim ("missing (an older
+                // server): treat it as complete"): a new clause, the same claim. A colon inside
+                // `resultType:"complete"` is no break at all.
+                ',' | '(' | ')' | '\u{2013}' | '\u{2014}' => {
                     clause_starts.push(after);
                 }
                 ':' if next.is_none_or(char::is_whitespace) => {
-                    claim_starts.push(after);
-                    clause_starts.push(after);
-                }
-                // A colon inside `resultType:"complete"` is no clause break.
-                ',' => {
                     clause_starts.push(after);
                 }
                 '-' if next == Some(' ')
                     && k > 0
                     && chars.get(k - 1).is_some_and(|&(_, p)| p == ' ') =>
                 {
-                    claim_starts.push(after);
                     clause_starts.push(after);
                 }
                 _ => {}
@@ -298,16 +298,18 @@ impl Analysis {
     }
 }
 
-/// Words that start a new claim wherever they stand: a contrast, a concession, a condition, a
-/// reason. What follows them is judged apart from what came before ("No replay, but the client
+/// Words that start a new claim wherever they stand: a contrast, a concession, a condition.
+/// A reason ("because ...") stays in its claim: "X because Y" is one statement.
+/// What follows them is judged apart from what came before ("No replay, but the client
 /// resumes with Last-Event-ID" states a misconception after its "but").
 const CLAIM_OPENERS: &[&str] = &[
     "but", "however", "whereas", "although", "though", "yet", "unless", "except", "otherwise",
-    "because", "while", "whilst", "instead",
+    "while", "whilst", "instead",
 ];
 
-/// Whether token `i` opens a claim: one of [`CLAIM_OPENERS`], "and then", or "so" / "which" /
-/// "then" right after a comma (", so the client ...", ", which ...").
+/// Whether token `i` opens a claim: one of [`CLAIM_OPENERS`], "and then", or ", then". A
+/// relative clause (", which ...") or a consequence (", so ...") stays in its claim: it says
+/// more about the same thing.
 fn opens_claim(tokens: &[Token], i: usize, norm: &str) -> bool {
     let t = &tokens[i];
     let w = t.norm.as_str();
@@ -321,7 +323,7 @@ fn opens_claim(tokens: &[Token], i: usize, norm: &str) -> bool {
     let after_comma = norm[..t.start].trim_end().ends_with(',');
     match w {
         "and" => tokens.get(i + 1).is_some_and(|n| n.norm == "then"),
-        "so" | "which" | "then" => after_comma,
+        "then" => after_comma,
         _ => false,
     }
 }
@@ -392,6 +394,15 @@ const IRREGULAR: &[(&str, &str)] = &[
     ("mandated", "mandat"),
     ("mandatory", "mandatori"),
     ("reconnection", "reconnect"),
+    // Snowball folds "initialize" into "initial", which is "first": the handshake is not.
+    ("initialize", "initializ"),
+    ("initialise", "initializ"),
+    ("initialized", "initializ"),
+    ("initialised", "initializ"),
+    ("initializes", "initializ"),
+    ("initialization", "initializ"),
+    ("initialisation", "initializ"),
+    ("initializing", "initializ"),
     ("subscribe", "subscrib"),
     ("subscribes", "subscrib"),
     ("subscribed", "subscrib"),
