@@ -539,10 +539,48 @@ fn ordinal_word(w: &str) -> Option<u32> {
         })
 }
 
-/// The line an answer names: "line 3", "line three", "the third line", "l3", "#3", "3:" or a
-/// leading number.
+/// The line an answer blames: of every line it names ("line 3", "line three", "the third
+/// line", "l3", "#3", "3:" or a leading number), the one whose claim calls it the bug rather
+/// than fine ("Lines 1 and 3 look right. Line 5 is where it goes wrong"); the first named when
+/// nothing tells them apart.
 pub fn named_line(answer: &str) -> Option<(u32, usize, usize)> {
     let a = Analysis::new(answer);
+    let mentions = line_mentions(&a);
+    let score = |claim: usize| -> i32 {
+        let words: Vec<&str> = a
+            .tokens
+            .iter()
+            .filter(|t| t.claim == claim)
+            .map(|t| t.norm.as_str())
+            .collect();
+        let has = |set: &[&str]| words.iter().any(|w| set.contains(w));
+        let mut s = 0;
+        if has(&[
+            "bug", "wrong", "violation", "violates", "breaks", "broken", "problem", "culprit",
+            "offending", "invalid", "illegal", "error", "faulty", "issue", "premature", "bad",
+        ]) || words.windows(2).any(|p| p == ["goes", "wrong"] || p == ["is", "where"])
+        {
+            s += 2;
+        }
+        if has(&["fine", "right", "correct", "ok", "okay", "legal", "harmless", "allowed", "valid"]) {
+            s -= 2;
+        }
+        if words.first().is_some_and(|w| matches!(*w, "not" | "no")) {
+            s -= 3;
+        }
+        s
+    };
+    let best = mentions
+        .iter()
+        .enumerate()
+        .max_by_key(|(i, m)| (score(m.3), std::cmp::Reverse(*i)))
+        .map(|(_, m)| *m)?;
+    Some((best.0, best.1, best.2))
+}
+
+/// Every line an answer names: (number, start, end in the answer, claim).
+fn line_mentions(a: &Analysis) -> Vec<(u32, usize, usize, usize)> {
+    let mut out = Vec::new();
     let num = |i: usize| {
         a.tokens.get(i).and_then(|t| {
             t.norm
@@ -552,36 +590,40 @@ pub fn named_line(answer: &str) -> Option<(u32, usize, usize)> {
                 .map(|n| (n, t.start, t.end))
         })
     };
+    let mut push = |n: u32, s: usize, e: usize, at: usize| {
+        let (s, e) = a.original(s, e);
+        out.push((n, s, e, a.tokens[at].claim));
+    };
     for (i, t) in a.tokens.iter().enumerate() {
         // "the third line"
         if let Some(n) = ordinal_word(&t.norm) {
             if a.tokens.get(i + 1).is_some_and(|l| l.norm == "line") {
-                let (s, e) = a.original(t.start, a.tokens[i + 1].end);
-                return Some((n, s, e));
+                push(n, t.start, a.tokens[i + 1].end, i);
+                continue;
             }
         }
         if matches!(t.norm.as_str(), "line" | "lines" | "ln") {
             if let Some(n) = num(i + 1) {
-                let (s, e) = a.original(t.start, n.2);
-                return Some((n.0, s, e));
+                push(n.0, t.start, n.2, i);
             }
+            continue;
         }
         if let Some(rest) = t.norm.strip_prefix('l') {
             if let Ok(n) = rest.parse::<u32>() {
-                let (s, e) = a.original(t.start, t.end);
-                return Some((n, s, e));
+                push(n, t.start, t.end, i);
+                continue;
             }
         }
         if let Some(n) = num(i) {
             let before = a.norm[..t.start].chars().next_back();
             let after = a.norm[t.end..].chars().next();
-            if i == 0 || before == Some('#') || after == Some(':') {
-                let (s, e) = a.original(t.start, t.end);
-                return Some((n.0, s, e));
+            let after_line = i > 0 && matches!(a.tokens[i - 1].norm.as_str(), "line" | "lines" | "ln");
+            if !after_line && (i == 0 || before == Some('#') || after == Some(':')) {
+                push(n.0, t.start, t.end, i);
             }
         }
     }
-    None
+    out
 }
 
 pub(super) fn spot_the_bug(card: &Card, answer: &str) -> Parts {

@@ -564,8 +564,18 @@ fn denied_by_tail(a: &Analysis, clause: usize) -> bool {
         .collect();
     !tail.is_empty()
         && tail.len() <= 6
-        && tail.iter().all(|&i| tail_word(a, i))
-        && tail.iter().any(|&i| is_negation(a, i))
+        && tail.iter().all(|&i| tail_word(a, i) || dismisses(a, i))
+        && tail.iter().any(|&i| is_negation(a, i) || dismisses(a, i))
+}
+
+/// Words that, alone after a mention, set it aside ("Last-Event-ID: ignored", "sessions —
+/// gone").
+fn dismisses(a: &Analysis, i: usize) -> bool {
+    matches!(
+        a.tokens[i].norm.as_str(),
+        "ignored" | "ignore" | "gone" | "removed" | "dropped" | "obsolete" | "unsupported"
+            | "deprecated" | "retired" | "discarded" | "irrelevant" | "harmless"
+    )
 }
 
 /// Built-in negation cues: a flag mention in the same clause as one of these is being denied.

@@ -403,6 +403,11 @@ const IRREGULAR: &[(&str, &str)] = &[
     ("initialization", "initializ"),
     ("initialisation", "initializ"),
     ("initializing", "initializ"),
+    // Snowball gives "identify" the stem of "identifier", which is "id".
+    ("identify", "identify"),
+    ("identifies", "identify"),
+    ("identified", "identify"),
+    ("identifying", "identify"),
     ("subscribe", "subscrib"),
     ("subscribes", "subscrib"),
     ("subscribed", "subscrib"),
