@@ -154,10 +154,21 @@ fn phrase_at(a: &Analysis, i: usize, p: &Phrase, typos: bool) -> Option<Occurren
 
 /// Every occurrence of any alternative of `g` in claim `s`.
 fn group_occurrences(a: &Analysis, g: &Group, s: usize, typos: bool) -> Vec<Occurrence> {
+    group_occurrences_in(a, g, s, s, typos)
+}
+
+/// Every occurrence of any alternative of `g` in claims `s..=last`.
+fn group_occurrences_in(
+    a: &Analysis,
+    g: &Group,
+    s: usize,
+    last: usize,
+    typos: bool,
+) -> Vec<Occurrence> {
     let mut out = Vec::new();
-    // Tokens are in claim order: only claim `s` is scanned.
+    // Tokens are in claim order: only those claims are scanned.
     let from = a.tokens.partition_point(|t| t.claim < s);
-    let to = a.tokens.partition_point(|t| t.claim <= s);
+    let to = a.tokens.partition_point(|t| t.claim <= last);
     for i in from..to {
         for alt in &g.alts {
             if let Some(o) = phrase_at(a, i, alt, typos) {
@@ -313,12 +324,16 @@ pub fn match_rule(a: &Analysis, rule: &Rule, mode: Mode, guards: &[Group]) -> Op
     if !rule.exact.is_empty() && exact_hits.is_empty() {
         return None;
     }
+    // A key point may take two neighbouring claims ("- data.requested = ..." / "-
+    // data.supported = ..." in a list); a misconception is stated in one.
+    let span = if mode == Mode::Point { 1 } else { 0 };
     'sentence: for s in 0..=a.claim_count() {
+        let last = s + span;
         let mut per_group: Vec<Vec<Occ>> = Vec::new();
         if !rule.exact.is_empty() {
             let here: Vec<Occ> = exact_hits
                 .iter()
-                .filter(|h| a.claim_of(h.start) == s)
+                .filter(|h| (s..=last).contains(&a.claim_of(h.start)))
                 .map(|h| Occ::from_exact(a, h))
                 .collect();
             if here.is_empty() {
@@ -327,7 +342,7 @@ pub fn match_rule(a: &Analysis, rule: &Rule, mode: Mode, guards: &[Group]) -> Op
             per_group.push(here);
         }
         for g in &rule.groups {
-            let occ = group_occurrences(a, g, s, typos);
+            let occ = group_occurrences_in(a, g, s, last, typos);
             if occ.is_empty() {
                 continue 'sentence;
             }
