@@ -29,6 +29,31 @@ fn bench(c: &mut Criterion) {
             }
         })
     });
+    // The built-in decks on the blind-written corpus: concepts expanded, shared flags attached,
+    // answers as candidates write them.
+    let shipped = Library::embedded();
+    let corpus = mcp_tutor::eval::Corpus::embedded();
+    let real: Vec<_> = corpus
+        .entries
+        .iter()
+        .filter_map(|e| shipped.card(&e.key()).map(|(_, c)| (c, e.answer.text.as_str())))
+        .collect();
+    group.throughput(Throughput::Elements(real.len() as u64));
+    group.bench_function("blind corpus", |b| {
+        b.iter(|| {
+            for (card, answer) in &real {
+                std::hint::black_box(grader::grade(card, answer));
+            }
+        })
+    });
+    // Pasted garbage: one flag word repeated to the answer cap must stay fast.
+    if let Some((_, seed)) = shipped.card("subscriptions/listen-first-message") {
+        let flood = "handshake ".repeat(100_000);
+        group.throughput(Throughput::Elements(1));
+        group.bench_function("1 MB of one flag word", |b| {
+            b.iter(|| std::hint::black_box(grader::grade(seed, &flood)))
+        });
+    }
     group.finish();
 }
 

@@ -132,12 +132,17 @@ impl Corpus {
         c
     }
 
-    /// Parse one answer file; its name (`subscriptions.toml`) is the deck it answers.
+    /// Parse one answer file; its name (`subscriptions.toml`, or `subscriptions.2.toml` for a
+    /// later batch) says which deck it answers.
     fn add_text(&mut self, file: &str, text: &str, part: Part) {
         let deck = Path::new(file)
-            .file_stem()
+            .file_name()
             .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_default();
+            .unwrap_or_default()
+            .split('.')
+            .next()
+            .unwrap_or_default()
+            .to_string();
         let parsed: AnswerFile = match toml::from_str(text) {
             Ok(p) => p,
             Err(e) => {

@@ -33,7 +33,8 @@ pub struct Grade {
     pub card: String,
     pub verdict: Verdict,
     /// 0..=1: weighted share of key points hit (required points count double), minus a quarter
-    /// per red flag.
+    /// per red flag. JSON shows it to two decimals.
+    #[serde(serialize_with = "two_decimals")]
     pub score: f32,
     pub points: Vec<PointResult>,
     pub red_flags: Vec<FlagHit>,
@@ -42,6 +43,10 @@ pub struct Grade {
     /// Set when the answer was longer than [`MAX_ANSWER`] and only its start was graded.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub truncated: bool,
+}
+
+fn two_decimals<S: serde::Serializer>(v: &f32, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_f64((f64::from(*v) * 100.0).round() / 100.0)
 }
 
 /// The longest answer graded, in bytes; the rest is ignored (an interview answer is a few

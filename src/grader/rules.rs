@@ -589,7 +589,8 @@ fn dismisses(a: &Analysis, i: usize) -> bool {
     matches!(
         a.tokens[i].norm.as_str(),
         "ignored" | "ignore" | "gone" | "removed" | "dropped" | "obsolete" | "unsupported"
-            | "deprecated" | "retired" | "discarded" | "irrelevant" | "harmless"
+            | "deprecated" | "retired" | "discarded" | "irrelevant" | "harmless" | "forbidden"
+            | "wrong" | "incorrect" | "false" | "untrue" | "invalid" | "illegal" | "prohibited"
     )
 }
 
@@ -734,9 +735,13 @@ fn attributed(a: &Analysis, claim: usize) -> bool {
                     | "drafts" | "draft" | "protocol" | "days" | "mcp" | "card" | "transport"
                     | "sse" | "session" | "sessions" | "rules"
             )
-    }) || words
-        .iter()
-        .any(|w| matches!(*w, "myth" | "misconception" | "folklore" | "formerly" | "previously"))
+    }) || words.iter().any(|w| {
+        matches!(
+            *w,
+            "myth" | "misconception" | "folklore" | "formerly" | "previously" | "mixup"
+                | "mix" | "trap" | "pitfall" | "mistake" | "misreading" | "confusion"
+        )
+    })
         || words.windows(2).any(|p| p == ["used", "to"]);
     let held = words.iter().enumerate().any(|(i, w)| {
         HOLDERS.contains(w) && words[i + 1..].iter().take(4).any(|v| VIEWS.contains(v))
@@ -856,13 +861,25 @@ mod tests {
     }
 
     #[test]
-    fn groups_cooccur_in_one_sentence() {
+    fn groups_cooccur_in_one_claim_or_two_neighbours() {
         let r = rule(&[], &["ack", "must|mandatory"]);
         assert!(hits("The acknowledgement is mandatory.", &r, Mode::Point));
-        assert!(!hits(
+        // A point may take two neighbouring claims ("It comes first. It is mandatory."), never
+        // parts that stand further apart; a flag must be stated in one claim.
+        assert!(hits(
             "The acknowledgement comes first. It is mandatory.",
             &r,
             Mode::Point
+        ));
+        assert!(!hits(
+            "The acknowledgement comes first. Then changes. Then more. It is mandatory.",
+            &r,
+            Mode::Point
+        ));
+        assert!(!hits(
+            "The acknowledgement comes first. It is mandatory.",
+            &r,
+            Mode::Flag
         ));
     }
 
@@ -949,6 +966,71 @@ mod tests {
         ] {
             assert!(!hits(denied, &r, Mode::Flag), "{denied}");
         }
+    }
+
+    #[test]
+    fn a_negation_in_another_claim_changes_nothing() {
+        let r = rule(&[], &["Last-Event-ID", "resume"]);
+        // The leading "No" denies the replay, not what comes after "but".
+        assert!(hits(
+            "No replay on connect, but the client can send Last-Event-ID to resume.",
+            &r,
+            Mode::Flag
+        ));
+        assert!(!hits(
+            "There is no resumability: the client cannot resume with Last-Event-ID.",
+            &r,
+            Mode::Flag
+        ));
+        let r = rule(&[], &["server", "assign", "id"]);
+        assert!(hits(
+            "Nothing is replayed; the server assigns the id.",
+            &r,
+            Mode::Flag
+        ));
+    }
+
+    #[test]
+    fn attributed_claims_state_nothing() {
+        let r = rule(&[], &["server", "assign", "id"]);
+        for attributed in [
+            "Some people think the server assigns the id, but it is the request id.",
+            "A colleague would answer that the server assigns the id.",
+            "In older revisions the server assigned the id.",
+            "It is a myth that the server assigns the id.",
+            "A common mixup is that the server assigns the id.",
+        ] {
+            assert!(!hits(attributed, &r, Mode::Flag), "{attributed}");
+        }
+        assert!(hits("The server assigns the id.", &r, Mode::Flag));
+    }
+
+    #[test]
+    fn questions_and_taken_back_claims_state_nothing() {
+        let r = rule(&[], &["handshake"]);
+        assert!(!hits("Is the ack a handshake?", &r, Mode::Flag));
+        assert!(!hits("It is a handshake, but it isn't.", &r, Mode::Flag));
+        let r = rule(&[], &["Last-Event-ID", "send|honour"]);
+        assert!(!hits("Last-Event-ID: ignored, nothing to honour.", &r, Mode::Flag));
+    }
+
+    #[test]
+    fn a_denied_list_denies_every_item() {
+        let r = rule(&[], &["echo", "session"]);
+        assert!(!hits(
+            "The server never mints, echoes or checks a session id.",
+            &r,
+            Mode::Flag
+        ));
+        assert!(hits("The server echoes the session id.", &r, Mode::Flag));
+    }
+
+    #[test]
+    fn a_point_may_span_two_list_items_a_flag_may_not() {
+        let r = rule(&[], &["supported", "requested"]);
+        let list = "- data.requested = 2031-01-01\n- data.supported = 2026-07-28";
+        assert!(hits(list, &r, Mode::Point));
+        assert!(!hits(list, &r, Mode::Flag));
     }
 
     #[test]

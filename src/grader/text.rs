@@ -679,6 +679,30 @@ mod tests {
     }
 
     #[test]
+    fn claims_break_at_contrast_not_at_asides() {
+        let claim = |a: &Analysis, w: &str| a.tokens.iter().find(|t| t.norm == w).map(|t| t.claim);
+        let a = Analysis::new("No replay on connect, but the client resumes with Last-Event-ID.");
+        assert_ne!(claim(&a, "replay"), claim(&a, "resumes"));
+        let a = Analysis::new("If it is missing (an older server), treat it as complete; unknown is invalid.");
+        assert_eq!(claim(&a, "missing"), claim(&a, "complete"));
+        assert_ne!(claim(&a, "complete"), claim(&a, "invalid"));
+        let a = Analysis::new("Missing: complete. It fails because the id is wrong, so retry.");
+        assert_eq!(claim(&a, "missing"), claim(&a, "complete"));
+        assert_eq!(claim(&a, "fails"), claim(&a, "retry"));
+        let a = Analysis::new("- first item\n- second item");
+        assert_ne!(claim(&a, "first"), claim(&a, "second"));
+        let a = Analysis::new("It sends the ack and then the change notifications.");
+        assert_ne!(claim(&a, "ack"), claim(&a, "change"));
+    }
+
+    #[test]
+    fn snowball_stems_keep_domain_families_apart() {
+        assert_ne!(canon(&stem("initialize")), canon(&stem("first")));
+        assert_ne!(canon(&stem("identify")), canon(&stem("id")));
+        assert_eq!(stem("subscribe"), stem("subscriptions"));
+    }
+
+    #[test]
     fn maps_back_to_original_offsets() {
         let answer = "ﬁrst “ack” isn’t late";
         let a = Analysis::new(answer);

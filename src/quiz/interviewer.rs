@@ -174,12 +174,14 @@ question = "q""#,
         c.kind = CardKind::Recall;
         for (label, required) in [("a", true), ("b", true), ("c", false)] {
             c.points.push(Point {
+                id: label.into(),
                 label: label.into(),
                 required,
                 rules: vec![],
             });
         }
         c.red_flags.push(RedFlag {
+            id: "wrong".into(),
             label: "wrong".into(),
             rules: vec![],
             guards: vec![],

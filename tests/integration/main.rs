@@ -4,6 +4,7 @@ mod check;
 mod check_wire;
 mod decks;
 mod grade;
+mod grader_props;
 mod grader_regressions;
 mod lab;
 mod lab_pty;
