@@ -376,8 +376,7 @@ pub fn match_rule(a: &Analysis, rule: &Rule, mode: Mode, guards: &[Group]) -> Op
                 None => continue,
             }
         }
-        if a.is_question(a.sentence_of_claim(s)) || attributed(a, s) || guarded(a, s, &own, guards)
-        {
+        if a.is_question(a.sentence_of_claim(s)) || attributed(a, s) {
             continue;
         }
         let affirmed_each: Option<Vec<Occ>> = per_group
@@ -420,11 +419,23 @@ pub fn match_rule(a: &Analysis, rule: &Rule, mode: Mode, guards: &[Group]) -> Op
             let first_denied = cand.first().is_some_and(|o| {
                 clause_negated(a, o.clause, &own) || relative_of_denied(a, o.clause, &own)
             });
-            let main_denied = cand
-                .iter()
-                .any(|o| !a.is_subordinate(o.clause) && clause_negated(a, o.clause, &own));
+            // A negation in a main clause, or in a relative clause that says the flag's words
+            // ("progress, which carries no tag"), denies; one in a reason ("because the id is
+            // not the client's") stays local to it.
+            let main_denied = cand.iter().any(|o| {
+                (!a.is_subordinate(o.clause) || relative_clause(a, o.clause))
+                    && clause_negated(a, o.clause, &own)
+            });
             let last_clause = cand.iter().map(|o| o.clause).max().unwrap_or(0);
-            if !first_denied && !main_denied && !denied_by_tail(a, last_clause) {
+            // A guard speaks for the clauses of this reading only: "on stdio write
+            // notifications/cancelled, on HTTP post it as well" is guarded in its first clause
+            // and states the misconception in its second.
+            let mine: Vec<usize> = cand.iter().flat_map(|o| o.first..o.end_tok).collect();
+            if !first_denied
+                && !main_denied
+                && !denied_by_tail(a, last_clause)
+                && !guarded(a, s, &mine, &own, guards)
+            {
                 return Some(rule_match(&cand));
             }
         }
@@ -577,10 +588,16 @@ fn denied_by_tail(a: &Analysis, clause: usize) -> bool {
     let tail: Vec<usize> = (0..a.tokens.len())
         .filter(|&i| a.tokens[i].clause == next)
         .collect();
-    !tail.is_empty()
-        && tail.len() <= 6
-        && tail.iter().all(|&i| tail_word(a, i) || dismisses(a, i))
-        && tail.iter().any(|&i| is_negation(a, i) || dismisses(a, i))
+    let judged = |i: usize| is_negation(a, i) || dismisses(a, i);
+    // "..., which is wrong for unknown values": a verdict on what came before, whatever follows.
+    let verdict_opener = tail.len() >= 3
+        && matches!(a.tokens[tail[0]].norm.as_str(), "which" | "that" | "that's")
+        && tail[1..tail.len().min(3)].iter().any(|&i| judged(i));
+    verdict_opener
+        || (!tail.is_empty()
+            && tail.len() <= 6
+            && tail.iter().all(|&i| tail_word(a, i) || dismisses(a, i))
+            && tail.iter().any(|&i| judged(i)))
 }
 
 /// Words that, alone after a mention, set it aside ("Last-Event-ID: ignored", "sessions —
@@ -619,6 +636,14 @@ pub fn is_negation(a: &Analysis, i: usize) -> bool {
 pub fn negated_at(a: &Analysis, start: usize, end: usize) -> bool {
     let own: Vec<usize> = (a.token_at(start)..a.token_at(end)).collect();
     clause_negated(a, a.clause_of(start), &own)
+}
+
+/// Whether clause `c` opens with a relative pronoun ("which ...", "that ...").
+fn relative_clause(a: &Analysis, c: usize) -> bool {
+    a.tokens
+        .iter()
+        .find(|t| t.clause == c)
+        .is_some_and(|t| matches!(t.norm.as_str(), "which" | "who" | "that"))
 }
 
 /// Whether clause `c` is a relative clause ("which was a handshake") hanging off a denied or
@@ -695,8 +720,8 @@ fn judges_something_else(a: &Analysis, i: usize, content: Option<usize>) -> bool
 /// Whether one of the flag's own guards appears in a clause of the match in claim `s`, other
 /// than as the flag's own words (a guard "conflict" must not cancel the flag phrase "no
 /// conflict"). A guard in another clause or claim says nothing about this one.
-fn guarded(a: &Analysis, s: usize, own: &[usize], guards: &[Group]) -> bool {
-    let clauses: Vec<usize> = own.iter().map(|&i| a.tokens[i].clause).collect();
+fn guarded(a: &Analysis, s: usize, mine: &[usize], own: &[usize], guards: &[Group]) -> bool {
+    let clauses: Vec<usize> = mine.iter().map(|&i| a.tokens[i].clause).collect();
     guards.iter().any(|g| {
         group_occurrences(a, g, s, false).iter().any(|o| {
             clauses.contains(&a.tokens[o.first].clause)
@@ -727,7 +752,8 @@ fn attributed(a: &Analysis, claim: usize) -> bool {
     let words: Vec<&str> = toks.iter().map(|t| t.norm.as_str()).collect();
     // "older revisions", "the old session model", "it's a myth": "old" must describe a
     // revision, a model or a spec, not a request ("the old request id" is this revision's).
-    let marked = words.windows(2).any(|p| {
+    let marked = words.iter().any(|w| matches!(*w, "older" | "legacy" | "formerly"))
+        || words.windows(2).any(|p| {
         MARKERS.contains(&p[0])
             && matches!(
                 p[1],

@@ -145,7 +145,9 @@ impl Analysis {
                 // An aside, a colon or a dash elaborates its claim ("missing (an older
                 // server): treat it as complete"): a new clause, the same claim. A colon inside
                 // `resultType:"complete"` is no break at all.
-                ',' | '(' | ')' | '\u{2013}' | '\u{2014}' => {
+                // A parenthesis qualifies what stands before it ("close the stream (http)"):
+                // the clause ends after it, not before.
+                ',' | ')' | '\u{2013}' | '\u{2014}' => {
                     clause_starts.push(after);
                 }
                 ':' if next.is_none_or(char::is_whitespace) => {
