@@ -10,7 +10,7 @@ use owo_colors::Style;
 use crate::term::{paint, paint_err};
 
 use crate::cli::Global;
-use crate::deck::{Deck, DeckError, Library, export, facts, validate};
+use crate::deck::{Deck, DeckError, Library, content_rules, export, facts, validate};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -30,7 +30,7 @@ pub enum DecksCommand {
     /// Validate decks and run each card's golden self-tests; exit 1 on any problem.
     #[command(
         long_about = "Validate decks and run each card's golden self-tests.\n\n\
-        Checks the format, ids, follow-ups, facts numbers (against PROTOCOL.md §9), match rules and \
+        Checks the format, ids, follow-ups, facts numbers (against decks/facts.toml), match rules and \
         kind-specific fields, then grades each card's own answer (it must hit every required point \
         and fire no red flag) and each red flag's examples (must fire) and non-examples (must not).\n\n\
         Without PATH it checks the built-in decks plus --decks folders and your decks folder, and \
@@ -180,7 +180,10 @@ fn check(g: &Global, paths: &[PathBuf]) -> anyhow::Result<ExitCode> {
     let mut problems: Vec<DeckError> = lib.errors.clone();
     for d in &lib.decks {
         match source_text(d) {
-            Some(text) => problems.extend(validate::self_test(d, &text)),
+            Some(text) => {
+                problems.extend(validate::self_test(d, &text));
+                problems.extend(content_rules::check(d, &text));
+            }
             None => problems.push(DeckError {
                 file: d.source.clone(),
                 line: 0,
@@ -196,7 +199,7 @@ fn check(g: &Global, paths: &[PathBuf]) -> anyhow::Result<ExitCode> {
                 line: 0,
                 column: 0,
                 message: format!(
-                    "expected the 60 facts of PROTOCOL.md §9, found {}",
+                    "expected the 60 facts of decks/facts.toml, found {}",
                     facts::all().len()
                 ),
             });
@@ -209,7 +212,7 @@ fn check(g: &Global, paths: &[PathBuf]) -> anyhow::Result<ExitCode> {
                 line: 0,
                 column: 0,
                 message: format!(
-                    "the built-in decks leave PROTOCOL.md §9 fact(s) {} uncovered; add cards that teach them and list them in `facts`",
+                    "the built-in decks leave fact(s) {} uncovered; add cards that teach them and list them in `facts`",
                     missing.iter().map(u32::to_string).collect::<Vec<_>>().join(", ")
                 ),
             });

@@ -13,6 +13,7 @@ pub mod lab;
 pub mod paths;
 pub mod progress_cmd;
 pub mod quiz;
+pub mod rules_doc;
 pub mod scheduler;
 pub mod serve;
 pub mod stats;

@@ -243,7 +243,7 @@ pub fn to_markdown(lib: &Library) -> String {
         let total = facts::all().len();
         let _ = writeln!(
             out,
-            "---\n\nFacts covered: {} of {total} (PROTOCOL.md §9){}",
+            "---\n\nFacts covered: {} of {total} (decks/facts.toml){}",
             total - missing.len(),
             if missing.is_empty() {
                 String::new()

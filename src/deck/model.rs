@@ -52,13 +52,13 @@ pub struct Card {
     pub question: String,
     #[serde(default)]
     pub tags: Vec<String>,
-    /// Numbers of the one-fact lines in `../shared/PROTOCOL.md` §9 this card teaches.
+    /// Numbers of the quiz facts (`decks/facts.toml`) this card teaches.
     #[serde(default)]
     pub facts: Vec<u32>,
-    /// Spec references as PROTOCOL.md writes them, e.g. `"SUB §Acknowledgment"`.
+    /// Spec references in the short form of docs/rules.md, e.g. `"SUB §Acknowledgment"`.
     #[serde(default)]
     pub spec: Vec<String>,
-    /// Set when the card teaches a spec tension (PROTOCOL.md §8): the quiz labels it as such.
+    /// Set when the card teaches a tension between spec texts: the quiz labels it as such.
     #[serde(default)]
     pub tension: Option<String>,
     /// The ~20 s interview answer.
@@ -162,7 +162,7 @@ pub struct RedFlag {
     pub guards: Vec<String>,
     /// What is true instead.
     pub correction: String,
-    /// Spec reference for the correction, as PROTOCOL.md writes it.
+    /// Spec reference for the correction, in the short form of docs/rules.md.
     pub spec: String,
     /// Answers that must fire this flag (checked by `decks check`).
     #[serde(default)]

@@ -268,3 +268,19 @@ fn show_layout() {
         .clone();
     insta::assert_snapshot!(String::from_utf8_lossy(&out));
 }
+
+#[test]
+fn check_fails_on_a_reference_nobody_can_follow() {
+    let t = tmp();
+    let f = "tests/fixtures/decks/content/bad-reference.toml";
+    tutor(&t)
+        .args(["decks", "check", f])
+        .assert()
+        .code(1)
+        .stderr(contains(format!(
+            "{f}:7:1: card `ack-name` cites a reference nobody can follow: `PROTOCOL.md §4.4`"
+        )))
+        .stderr(contains(
+            "`SUB §Acknowledgement Rules`: docs/rules.md lists no section",
+        ));
+}
