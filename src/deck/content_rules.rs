@@ -26,6 +26,7 @@ pub fn check(deck: &Deck, text: &str) -> Vec<DeckError> {
     let mut errors = Vec::new();
     for (i, card) in deck.cards.iter().enumerate() {
         references(&loc, i, card, &mut errors);
+        ladder(&loc, i, card, &mut errors);
     }
     errors
 }
@@ -54,6 +55,25 @@ fn references(loc: &Locator<'_>, i: usize, card: &Card, errors: &mut Vec<DeckErr
                 ),
             ));
         }
+    }
+}
+
+fn ladder(loc: &Locator<'_>, i: usize, card: &Card, errors: &mut Vec<DeckError>) {
+    if !matches!(card.kind, CardKind::Recall | CardKind::SpotTheBug) {
+        return;
+    }
+    let rungs = card.deeper.as_ref().map_or(0, |d| d.steps.len());
+    if !LADDER_RUNGS.contains(&rungs) {
+        errors.push(loc.card(
+            i,
+            format!(
+                "{} card `{}` has {rungs} go-deeper rung(s); free-text cards need {}–{} under [cards.deeper] steps = [...], shallowest first",
+                card.kind_name(),
+                card.id,
+                LADDER_RUNGS.start(),
+                LADDER_RUNGS.end()
+            ),
+        ));
     }
 }
 

@@ -406,11 +406,14 @@ impl Session {
                         self.hint(card, &mut shown_points);
                     }
                     "deeper" => {
-                        deeper += 1;
-                        self.deeper(card, deeper);
-                        self.screen.line(&dim(
-                            "(going deeper before answering caps this card at `hard`)",
-                        ));
+                        // Only a rung actually shown costs anything: a card without a ladder,
+                        // or a ladder already climbed, leaves the rating alone.
+                        if self.deeper(card, deeper + 1) {
+                            deeper += 1;
+                            self.screen.line(&dim(
+                                "(going deeper before answering caps this card at `hard`)",
+                            ));
+                        }
                     }
                     "skip" => return Ok(Step::Skip),
                     "undo" => return Ok(Step::Undo),
@@ -493,25 +496,33 @@ impl Session {
             .line(&dim("(a hint caps this card's rating at `hard`)"));
     }
 
-    fn deeper(&mut self, card: &Card, rung: u32) {
-        let Some(d) = &card.deeper else {
+    /// Shows rung `rung` (1-based) of the card's ladder; false when there was nothing to show.
+    fn deeper(&mut self, card: &Card, rung: u32) -> bool {
+        let Some(d) = card
+            .deeper
+            .as_ref()
+            .filter(|d| !d.steps.is_empty() || !d.explanation.trim().is_empty())
+        else {
             self.screen.line(&format!(
-                "{} this card has no go-deeper ladder.",
+                "{} this card has no go-deeper ladder (nothing was counted against your rating).",
                 dim("deeper:")
             ));
-            return;
+            return false;
         };
         let i = rung as usize - 1;
         if let Some(step) = d.steps.get(i) {
             self.screen
                 .heading(&format!("deeper {}/{}", i + 1, d.steps.len()));
             self.screen.block(step);
+            true
         } else if i == d.steps.len() && !d.explanation.trim().is_empty() {
             self.screen.heading("the long explanation");
             self.screen.block(&d.explanation);
+            true
         } else {
             self.screen
                 .line(&format!("{} that was the last rung.", dim("deeper:")));
+            false
         }
     }
 

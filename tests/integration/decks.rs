@@ -284,3 +284,16 @@ fn check_fails_on_a_reference_nobody_can_follow() {
             "`SUB §Acknowledgement Rules`: docs/rules.md lists no section",
         ));
 }
+
+#[test]
+fn check_fails_on_a_free_text_card_without_a_ladder() {
+    let t = tmp();
+    let f = "tests/fixtures/decks/content/no-ladder.toml";
+    tutor(&t)
+        .args(["decks", "check", f])
+        .assert()
+        .code(1)
+        .stderr(contains(format!(
+            "{f}:7:1: recall card `first-message` has 0 go-deeper rung(s); free-text cards need 3–4"
+        )));
+}

@@ -549,3 +549,18 @@ fn two_sessions_at_once_lose_no_review() {
     let ids: std::collections::HashSet<_> = log.iter().map(|r| r["id"].as_i64().unwrap()).collect();
     assert_eq!(ids.len(), log.len());
 }
+
+#[test]
+fn deeper_on_a_card_without_a_ladder_says_so_and_costs_nothing() {
+    let home = tempfile::tempdir().unwrap();
+    let out = session(
+        home.path(),
+        DAY1,
+        &["--card", "qz/name-key"],
+        "deeper\nio.modelcontextprotocol/subscriptionId\n\n",
+    );
+    assert!(out.contains("this card has no go-deeper ladder"), "{out}");
+    assert!(!out.contains("went deeper before answering"), "{out}");
+    assert_eq!(export(home.path())[0]["deeper"], 0);
+    assert_ne!(rated(home.path())[0].1, "hard", "{out}");
+}
