@@ -27,6 +27,10 @@ pub fn check(deck: &Deck, text: &str) -> Vec<DeckError> {
     for (i, card) in deck.cards.iter().enumerate() {
         references(&loc, i, card, &mut errors);
         ladder(&loc, i, card, &mut errors);
+        letter_answer(&loc, i, card, &mut errors);
+    }
+    if let Some(e) = position_bias(deck, &loc) {
+        errors.push(e);
     }
     errors
 }
@@ -77,6 +81,29 @@ fn ladder(loc: &Locator<'_>, i: usize, card: &Card, errors: &mut Vec<DeckError>)
     }
 }
 
+/// `(a)`, `(b) False`, `a and c`: letters that stop meaning anything once options are shuffled.
+fn names_letters(text: &str) -> bool {
+    let t = text.trim();
+    let b = t.as_bytes();
+    b.len() >= 3 && b[0] == b'(' && b[1].is_ascii_lowercase() && b[2] == b')'
+}
+
+fn letter_answer(loc: &Locator<'_>, i: usize, card: &Card, errors: &mut Vec<DeckError>) {
+    if card.kind != CardKind::Choice {
+        return;
+    }
+    if let Some(a) = card.answer.as_ref().filter(|a| names_letters(&a.text)) {
+        errors.push(loc.card(
+            i,
+            format!(
+                "choice card `{}` answers with a letter ({:?}); options are shown shuffled, so write the right option(s) in words",
+                card.id,
+                a.text.trim()
+            ),
+        ));
+    }
+}
+
 /// The letters of every right option in the deck, in file order.
 pub fn right_letters(deck: &Deck) -> Vec<String> {
     deck.cards
@@ -90,4 +117,29 @@ pub fn right_letters(deck: &Deck) -> Vec<String> {
                 .map(|(k, _)| choice_label(k))
         })
         .collect()
+}
+
+fn position_bias(deck: &Deck, loc: &Locator<'_>) -> Option<DeckError> {
+    let letters = right_letters(deck);
+    if letters.len() < MIN_ANSWERS_FOR_BIAS {
+        return None;
+    }
+    let mut counts: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
+    for l in &letters {
+        *counts.entry(l.as_str()).or_default() += 1;
+    }
+    let (letter, n) = counts.iter().max_by_key(|(_, n)| **n)?;
+    let share = *n as f64 / letters.len() as f64;
+    (share > MAX_LETTER_SHARE).then(|| {
+        loc.at_line(
+            1,
+            format!(
+                "deck `{}`: {n} of its {} right answers sit on option ({letter}) ({:.0}% > {:.0}%); move right options to other positions",
+                deck.meta.id,
+                letters.len(),
+                share * 100.0,
+                MAX_LETTER_SHARE * 100.0
+            ),
+        )
+    })
 }

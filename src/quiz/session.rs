@@ -208,7 +208,10 @@ impl Session {
                 continue;
             };
             let card = card.clone();
-            let step = self.ask(&key, &card, input)?;
+            // One order of the options for this whole showing; what is stored is graded on the
+            // deck's own order (see shuffle.rs).
+            let shown = super::shuffle::present(&card, super::shuffle::next_seed());
+            let step = self.ask(&key, &card, &shown.card, input)?;
             match step {
                 Step::Quit => {
                     self.queue.push_front((key.clone(), is_followup));
@@ -245,16 +248,17 @@ impl Session {
                     };
                     let sugg = rating::suggest(&grade, &effort);
                     if !self.args.interviewer {
-                        self.screen.feedback(&card, &grade, seconds);
+                        self.screen.feedback(&shown.card, &grade, seconds);
                     } else {
                         self.screen.heading("interviewer's ticks");
-                        self.screen.feedback(&card, &grade, seconds);
+                        self.screen.feedback(&shown.card, &grade, seconds);
                     }
                     let _ = text;
-                    match self.rate(&card, &sugg, effort.deeper_before, input)? {
+                    let stored = shown.canonical(&card, &grade);
+                    match self.rate(&shown.card, &sugg, effort.deeper_before, input)? {
                         RateStep::Rated(r) => {
-                            self.save(&key, &card, &grade, &sugg, &effort, r, is_followup)?;
-                            self.after_rating(&key, &card, &grade, r);
+                            self.save(&key, &card, &stored, &sugg, &effort, r, is_followup)?;
+                            self.after_rating(&key, &card, &stored, r);
                         }
                         RateStep::Skip => {
                             self.screen
@@ -351,8 +355,16 @@ impl Session {
         })
     }
 
-    fn ask(&mut self, key: &str, card: &Card, input: &mut dyn Input) -> anyhow::Result<Step> {
-        let note = self.change_note(key, card);
+    /// Asks `card` as `shown` (its options in this showing's order); the change note compares
+    /// the deck's own card with what was last answered.
+    fn ask(
+        &mut self,
+        key: &str,
+        original: &Card,
+        card: &Card,
+        input: &mut dyn Input,
+    ) -> anyhow::Result<Step> {
+        let note = self.change_note(key, original);
         let total = self.asked + 1 + self.queue.len();
         self.screen
             .question((self.asked + 1, total), key, card, note.as_deref());

@@ -297,3 +297,19 @@ fn check_fails_on_a_free_text_card_without_a_ladder() {
             "{f}:7:1: recall card `first-message` has 0 go-deeper rung(s); free-text cards need 3–4"
         )));
 }
+
+#[test]
+fn check_fails_on_right_answers_piled_on_one_letter() {
+    let t = tmp();
+    let f = "tests/fixtures/decks/content/answer-bias.toml";
+    tutor(&t)
+        .args(["decks", "check", f])
+        .assert()
+        .code(1)
+        .stderr(contains(format!(
+            "{f}:1:1: deck `answer-bias`: 5 of its 5 right answers sit on option (b) (100% > 40%)"
+        )))
+        .stderr(contains(
+            "choice card `pick-0` answers with a letter (\"(b)\"); options are shown shuffled",
+        ));
+}
