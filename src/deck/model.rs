@@ -80,6 +80,10 @@ pub struct Card {
     /// Ids (within the same deck) of follow-up cards, asked right after this one.
     #[serde(default)]
     pub followups: Vec<String>,
+    /// `DECK/CARD` keys of cards this one builds on (often in another deck): while any of them
+    /// has never been answered, this card is not introduced, not even as a follow-up.
+    #[serde(default)]
+    pub after: Vec<String>,
     /// `choice` cards: the options, in display order.
     #[serde(default)]
     pub choices: Vec<Choice>,

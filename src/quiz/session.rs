@@ -688,7 +688,12 @@ impl Session {
         let deck = key.split('/').next().unwrap_or_default();
         for f in card.followups.iter().rev() {
             let fk = format!("{deck}/{f}");
-            if self.lib.card(&fk).is_some() && self.asked_followups.insert(fk.clone()) {
+            // A follow-up that builds on another deck's card waits until that card is introduced.
+            let ready = self
+                .lib
+                .card(&fk)
+                .is_some_and(|(_, c)| super::queue::ready(c, &self.lib, &self.states));
+            if ready && self.asked_followups.insert(fk.clone()) {
                 // Asked now, as an interviewer would, rather than again later as a new card.
                 self.queue.retain(|(k, _)| *k != fk);
                 self.queue.push_front((fk, true));

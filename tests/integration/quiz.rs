@@ -648,3 +648,34 @@ fn choice_options_are_shuffled_per_showing_and_graded_by_identity() {
         "the order changes between showings: {orders:?}"
     );
 }
+
+#[test]
+fn a_card_that_builds_on_another_deck_waits_until_that_card_is_introduced() {
+    let order = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/quiz-order");
+    let home = tempfile::tempdir().unwrap();
+    let run = |script: &str| {
+        let out = tutor(home.path(), DAY1)
+            .arg("--decks")
+            .arg(&order)
+            .args(["quiz", "--deck", "a", "--deck", "b"])
+            .write_stdin(script.to_string())
+            .assert()
+            .success()
+            .get_output()
+            .stdout
+            .clone();
+        String::from_utf8(out).unwrap()
+    };
+    // Day one: the parent, then NOT its follow-up (b/basis is new), then b/basis.
+    let out = run("notifications/subscriptions/acknowledged\n\nsubscriptions/listen\n\n");
+    let parent = out.find("] a/parent ·").expect("parent asked");
+    let basis = out.find("] b/basis ·").expect("basis asked");
+    assert!(parent < basis, "{out}");
+    assert!(
+        !out.contains("a/needs"),
+        "the follow-up waits for b/basis: {out}"
+    );
+    // Once b/basis has been answered, the follow-up joins the new cards.
+    let out = run("notifications/cancelled\n\n");
+    assert!(out.contains("] a/needs ·"), "{out}");
+}
