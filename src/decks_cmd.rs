@@ -41,7 +41,7 @@ pub enum DecksCommand {
         /// Deck files or folders to check instead of the loaded decks.
         paths: Vec<PathBuf>,
     },
-    /// Print all decks as JSON (for tools) or as a Markdown study sheet.
+    /// Print all decks as JSON (for tools), a Markdown study sheet, or a file for Anki's importer.
     Export {
         #[arg(long, value_enum, default_value_t = Format::Json)]
         format: Format,
@@ -52,6 +52,8 @@ pub enum DecksCommand {
 pub enum Format {
     Json,
     Md,
+    /// Anki's text import (tab-separated, with its header lines): one note per card.
+    Anki,
 }
 
 pub fn run(args: Args, g: &Global) -> anyhow::Result<ExitCode> {
@@ -67,6 +69,7 @@ pub fn run(args: Args, g: &Global) -> anyhow::Result<ExitCode> {
                     println!("{}", serde_json::to_string_pretty(&export::to_json(&lib))?)
                 }
                 Format::Md => print!("{}", export::to_markdown(&lib)),
+                Format::Anki => print!("{}", export::to_anki(&lib)),
             }
             Ok(ExitCode::SUCCESS)
         }

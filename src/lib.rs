@@ -19,3 +19,4 @@ pub mod serve;
 pub mod stats;
 pub mod store;
 pub mod term;
+pub mod why_cmd;
