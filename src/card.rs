@@ -35,13 +35,13 @@ pub struct Card {
     pub question: String,
     #[serde(default)]
     pub tags: Vec<String>,
-    /// Numbers of the one-fact lines in `../shared/PROTOCOL.md` §9 this card teaches.
+    /// Numbers of the quiz facts (`decks/facts.toml`) this card teaches.
     #[serde(default)]
     pub facts: Vec<u32>,
-    /// Spec references as PROTOCOL.md writes them, e.g. `"SUB §Acknowledgment"`.
+    /// Spec references in the short form of docs/rules.md, e.g. `"SUB §Acknowledgment"`.
     #[serde(default)]
     pub spec: Vec<String>,
-    /// Set when the card teaches a spec tension (PROTOCOL.md §8): the quiz labels it as such.
+    /// Set when the card teaches a tension between spec texts: the quiz labels it as such.
     #[serde(default)]
     pub tension: Option<String>,
     /// The ~20 s interview answer.
@@ -68,6 +68,10 @@ pub struct Card {
     /// when the deck loads, never written in a deck.
     #[serde(skip)]
     pub identifiers: Vec<String>,
+    /// `DECK/CARD` keys of cards this one builds on (often in another deck): while any of them
+    /// has never been answered, this card is not introduced, not even as a follow-up.
+    #[serde(default)]
+    pub after: Vec<String>,
     /// Ids (within the same deck) of follow-up cards, asked right after this one.
     #[serde(default)]
     pub followups: Vec<String>,
@@ -161,7 +165,7 @@ pub struct RedFlag {
     pub guards: Vec<String>,
     /// What is true instead.
     pub correction: String,
-    /// Spec reference for the correction, as PROTOCOL.md writes it.
+    /// Spec reference for the correction, in the short form of docs/rules.md.
     pub spec: String,
     /// Answers that must fire this flag (checked by `decks check`).
     #[serde(default)]

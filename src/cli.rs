@@ -44,6 +44,8 @@ pub enum Command {
     Check(crate::check::Args),
     /// Run the bundled mock MCP server (Streamable HTTP or stdio), optionally with faults.
     Serve(crate::serve::Args),
+    /// Explain a rule (keyword, meaning, cards, check, lab, spec) or the rules behind a card.
+    Why(crate::why_cmd::Args),
 }
 
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
@@ -55,6 +57,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Stats(a) => crate::stats::run(a, g),
         Command::Progress(a) => crate::progress_cmd::run(a, g),
         Command::Lab(a) => crate::lab::run(a, g),
+        Command::Why(a) => crate::why_cmd::run(a, g),
         Command::Check(a) => crate::check::run(a, g),
         Command::Serve(a) => crate::serve::run(a, g),
     }

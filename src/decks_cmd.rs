@@ -9,7 +9,9 @@ use owo_colors::Style;
 
 use crate::term::{paint, paint_err};
 
-use crate::deck::{Deck, DeckError, Library, concepts, export, facts, rubric, validate};
+use crate::deck::{
+    Deck, DeckError, Library, concepts, content_rules, export, facts, rubric, validate,
+};
 use crate::eval;
 use crate::eval_report;
 use crate::global::Global;
@@ -32,7 +34,7 @@ pub enum DecksCommand {
     /// Validate decks and run each card's golden self-tests; exit 1 on any problem.
     #[command(
         long_about = "Validate decks and run each card's golden self-tests.\n\n\
-        Checks the format, ids, follow-ups, facts numbers (against PROTOCOL.md §9), match rules and \
+        Checks the format, ids, follow-ups, facts numbers (against decks/facts.toml), match rules and \
         kind-specific fields, then grades each card's own answer (it must hit every required point \
         and fire no red flag) and each red flag's examples (must fire) and non-examples (must not).\n\n\
         Without PATH it checks the built-in decks plus --decks folders and your decks folder, and \
@@ -70,7 +72,7 @@ pub enum DecksCommand {
         #[arg(long, value_name = "DIR")]
         answers: Option<PathBuf>,
     },
-    /// Print all decks as JSON (for tools) or as a Markdown study sheet.
+    /// Print all decks as JSON (for tools), a Markdown study sheet, or a file for Anki's importer.
     Export {
         #[arg(long, value_enum, default_value_t = Format::Json)]
         format: Format,
@@ -81,6 +83,8 @@ pub enum DecksCommand {
 pub enum Format {
     Json,
     Md,
+    /// Anki's text import (tab-separated, with its header lines): one note per card.
+    Anki,
 }
 
 pub fn run(args: Args, g: &Global) -> anyhow::Result<ExitCode> {
@@ -102,6 +106,7 @@ pub fn run(args: Args, g: &Global) -> anyhow::Result<ExitCode> {
                     println!("{}", serde_json::to_string_pretty(&export::to_json(&lib))?)
                 }
                 Format::Md => print!("{}", export::to_markdown(&lib)),
+                Format::Anki => print!("{}", export::to_anki(&lib)),
             }
             Ok(ExitCode::SUCCESS)
         }
@@ -219,6 +224,7 @@ fn check(g: &Global, paths: &[PathBuf]) -> anyhow::Result<ExitCode> {
             Some(text) => {
                 problems.extend(validate::self_test(d, &text));
                 problems.extend(rubric::check(d, &text));
+                problems.extend(content_rules::check(d, &text));
             }
             None => problems.push(DeckError {
                 file: d.source.clone(),
@@ -235,7 +241,7 @@ fn check(g: &Global, paths: &[PathBuf]) -> anyhow::Result<ExitCode> {
                 line: 0,
                 column: 0,
                 message: format!(
-                    "expected the 60 facts of PROTOCOL.md §9, found {}",
+                    "expected the 60 facts of decks/facts.toml, found {}",
                     facts::all().len()
                 ),
             });
@@ -248,7 +254,7 @@ fn check(g: &Global, paths: &[PathBuf]) -> anyhow::Result<ExitCode> {
                 line: 0,
                 column: 0,
                 message: format!(
-                    "the built-in decks leave PROTOCOL.md §9 fact(s) {} uncovered; add cards that teach them and list them in `facts`",
+                    "the built-in decks leave fact(s) {} uncovered; add cards that teach them and list them in `facts`",
                     missing.iter().map(u32::to_string).collect::<Vec<_>>().join(", ")
                 ),
             });

@@ -117,21 +117,27 @@ impl Fault {
         }
     }
 
-    /// Where the rule lives (PROTOCOL.md section and spec source).
+    /// Where the rule lives: the spec section (short names as in docs/rules.md), then its entry there.
     pub fn spec(self) -> &'static str {
         match self {
-            Fault::NoAck => "PROTOCOL.md §4.4; SUB §Acknowledgment",
-            Fault::LateAck => "PROTOCOL.md §4.4 [SILENT]",
-            Fault::NotifyBeforeAck => "PROTOCOL.md §4.4; SUB §Acknowledgment",
-            Fault::Untagged => "PROTOCOL.md §3, §4.6; BASE §_meta",
-            Fault::WrongSubscriptionId => "PROTOCOL.md §4.6; SUB §Receiving Notifications",
-            Fault::IdTypeChanged => "PROTOCOL.md §4.6; TS NotificationMetaObject",
-            Fault::FilterIgnored => "PROTOCOL.md §4.2; SUB §Opening a Stream",
-            Fault::AckOverclaims => "PROTOCOL.md §4.4; SUB §Acknowledgment",
-            Fault::AbruptClose => "PROTOCOL.md §4.9; SUB §Graceful Closure",
-            Fault::CloseWithoutTag => "PROTOCOL.md §4.9; TS SubscriptionsListenResult",
-            Fault::NotifyAfterCancel => "PROTOCOL.md §2, §4.9; STDIO §Cancellation",
-            Fault::LogOnListen => "PROTOCOL.md §1.4, §4.5; LOG §Per-request log level",
+            Fault::NoAck => "SUB §Acknowledgment; docs/rules.md#ack-first",
+            Fault::LateAck => "SUB §Acknowledgment; docs/rules.md#ack-timeout",
+            Fault::NotifyBeforeAck => "SUB §Acknowledgment; docs/rules.md#ack-first",
+            Fault::Untagged => "BASE §_meta; docs/rules.md#tag-present",
+            Fault::WrongSubscriptionId => {
+                "SUB §Receiving Notifications; docs/rules.md#tag-matches-id"
+            }
+            Fault::IdTypeChanged => "TS NotificationMetaObject; docs/rules.md#tag-matches-id",
+            Fault::FilterIgnored => "SUB §Opening a Stream; docs/rules.md#only-requested-types",
+            Fault::AckOverclaims => "SUB §Acknowledgment; docs/rules.md#honoured-subset",
+            Fault::AbruptClose => "SUB §Graceful Closure; docs/rules.md#graceful-close",
+            Fault::CloseWithoutTag => {
+                "TS SubscriptionsListenResult; docs/rules.md#close-result-shape"
+            }
+            Fault::NotifyAfterCancel => "STDIO §Cancellation; docs/rules.md#nothing-after-cancel",
+            Fault::LogOnListen => {
+                "LOG §Per-request log level; docs/rules.md#no-progress-or-message"
+            }
         }
     }
 
@@ -176,7 +182,7 @@ mod tests {
         for f in Fault::all() {
             assert_eq!(f.name().parse::<Fault>().unwrap(), *f);
             assert!(seen.insert(f.name()));
-            assert!(!f.rule().is_empty() && f.spec().starts_with("PROTOCOL.md"));
+            assert!(!f.rule().is_empty() && f.spec().contains("docs/rules.md#"));
         }
         assert_eq!("No_Ack".parse::<Fault>().unwrap(), Fault::NoAck);
         let err = "nope".parse::<Fault>().unwrap_err().to_string();

@@ -1,6 +1,6 @@
 //! Streamable HTTP (§1): one POST endpoint, `/mcp`, as a thin adapter over the hub.
 //!
-//! Check order ([SILENT] in the spec, fixed by PROTOCOL.md §1.3): non-POST → 405, Origin/Host →
+//! Check order (the spec is silent on it; this is our choice): non-POST → 405, Origin/Host →
 //! 403, parse → -32700, (Accept → 400), headers → -32020, version → -32022, `_meta` → -32602,
 //! method → 404/-32601, params → -32602.
 

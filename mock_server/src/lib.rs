@@ -1,5 +1,5 @@
 //! The mcp-tutor mock server: MCP 2026-07-28 over Streamable HTTP and stdio, faithful to the
-//! subscription rules of `PROTOCOL.md`, and able to break each of them on demand.
+//! subscription rules of `docs/rules.md`, and able to break each of them on demand.
 //!
 //! # In-process API (what the lab and `mcp-tutor check` build on)
 //!

@@ -1,8 +1,9 @@
 //! MCP 2026-07-28 message types and protocol constants, shared by the mock server and the lab's
 //! checking client. This is the ONE place for them: data and pure functions only, no I/O.
 //!
-//! References in doc comments point into the project's `PROTOCOL.md` (e.g. "§4.4") and through it
-//! to the spec files it cites (e.g. "SUB §Acknowledgment").
+//! References in doc comments name spec sections by short name (e.g. "SUB §Acknowledgment"; the
+//! legend and every rule are in `docs/rules.md`). Bare numbers such as "§4.4" are section numbers
+//! of the digest this code was first written against; they are never printed.
 
 use std::fmt;
 

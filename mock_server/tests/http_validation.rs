@@ -1,4 +1,4 @@
-//! PROTOCOL.md §1: every row of the §1.3 table, headers (§1.2), result shapes (§5), over real
+//! HTTP validation (docs/rules.md, header-* and status rules): every status row, headers, result shapes, over real
 //! loopback HTTP.
 
 mod common;

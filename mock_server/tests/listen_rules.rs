@@ -1,4 +1,4 @@
-//! PROTOCOL.md §4 over real loopback HTTP: the acknowledgement, the filter, the tag, concurrent
+//! The listen rules (docs/rules.md) over real loopback HTTP: the acknowledgement, the filter, the tag, concurrent
 //! subscriptions, client cancel, graceful close, keep-alives.
 
 mod common;

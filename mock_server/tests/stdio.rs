@@ -1,4 +1,4 @@
-//! PROTOCOL.md §2 and §4 on stdio: one channel, interleaved subscriptions told apart by their tag,
+//! The stdio rules (docs/rules.md): one channel, interleaved subscriptions told apart by their tag,
 //! `notifications/cancelled` from the client, teardown (result, then `notifications/cancelled`).
 
 mod common;

@@ -9,7 +9,7 @@
 //!   [`wire::RawResponse`]) for a `wire on` view.
 //! - [`sse`]: the incremental SSE parser that keeps raw frames and keep-alive comment lines.
 //! - [`validator`]: [`validator::Validator::observe`] judges each [`validator::Event`] against
-//!   PROTOCOL.md §4.11 and returns [`validator::Finding`]s naming a [`validator::Rule`] (with
+//!   docs/rules.md and returns [`validator::Finding`]s naming a [`validator::Rule`] (with
 //!   `name()`, `title()`, `spec()`, `level()`).
 //! - [`suite`]: the checks this command runs; [`report`]: their PASS / FAIL / SKIP per rule.
 

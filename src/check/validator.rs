@@ -1,4 +1,4 @@
-//! The subscription rules, checked on what actually arrived (PROTOCOL.md §4.11).
+//! The subscription rules, checked on what actually arrived (docs/rules.md lists each one).
 //!
 //! A [`Validator`] watches one HTTP client (any number of listen streams, each named by its
 //! listen id) or one stdio channel (every subscription interleaved). Feed it every [`Event`] in
@@ -224,62 +224,68 @@ impl Rule {
         }
     }
 
-    /// Where the rule is written: spec file tags as in PROTOCOL.md, then PROTOCOL.md sections.
+    /// Where the rule is written: spec short names (legend in docs/rules.md), then its entry there.
     pub fn spec(self) -> &'static str {
         match self {
-            Rule::WellFormed => "TRN §Messages; STDIO intro; PROTOCOL.md §1.4, §2",
-            Rule::AckFirst => "SUB §Acknowledgment; PROTOCOL.md §4.4, §4.11 #1",
-            Rule::HonouredSubset => "SUB §Acknowledgment; PROTOCOL.md §4.4",
+            Rule::WellFormed => "TRN §Messages; STDIO intro; docs/rules.md#well-formed",
+            Rule::AckFirst => "SUB §Acknowledgment; docs/rules.md#ack-first",
+            Rule::HonouredSubset => "SUB §Acknowledgment; docs/rules.md#honoured-subset",
             Rule::TagPresent => {
-                "BASE §_meta; SUB §Receiving Notifications; PROTOCOL.md §3, §4.11 #2"
+                "BASE §_meta; SUB §Receiving Notifications; docs/rules.md#tag-present"
             }
             Rule::TagMatchesId => {
-                "SUB §Receiving Notifications; TS NotificationMetaObject; PROTOCOL.md §4.6, §4.11 #2"
+                "SUB §Receiving Notifications; TS NotificationMetaObject; docs/rules.md#tag-matches-id"
             }
-            Rule::OnlyRequestedTypes => "SUB §Opening a Stream; PROTOCOL.md §4.2, §4.11 #3",
+            Rule::OnlyRequestedTypes => "SUB §Opening a Stream; docs/rules.md#only-requested-types",
             Rule::NoProgressOrMessage => {
-                "HTTP §Receiving Messages; LOG §Per-request log level; PROTOCOL.md §4.5, §4.11 #3"
+                "HTTP §Receiving Messages; LOG §Per-request log level; docs/rules.md#no-progress-or-message"
             }
             Rule::NoServerRequests => {
-                "PAT intro; HTTP §Receiving Messages; STDIO §Sending Messages; PROTOCOL.md §4.5"
+                "PAT intro; HTTP §Receiving Messages; STDIO §Sending Messages; docs/rules.md#no-server-requests"
             }
             Rule::UpdatedHasUri => {
-                "TS ResourceUpdatedNotificationParams; PROTOCOL.md §4.5, §4.11 #5"
+                "TS ResourceUpdatedNotificationParams; docs/rules.md#updated-has-uri"
             }
             Rule::CloseResultShape => {
-                "SUB §Graceful Closure; TS SubscriptionsListenResult; PROTOCOL.md §4.9, §4.11 #4"
+                "SUB §Graceful Closure; TS SubscriptionsListenResult; docs/rules.md#close-result-shape"
             }
             Rule::NothingAfterResult => {
-                "SUB §Graceful Closure; HTTP §Receiving Messages; PROTOCOL.md §4.9, §4.11 #4"
+                "SUB §Graceful Closure; HTTP §Receiving Messages; docs/rules.md#nothing-after-result"
             }
             Rule::NothingAfterCancel => {
-                "HTTP §Cancellation; STDIO §Cancellation; PROTOCOL.md §1.5, §4.11 #7"
+                "HTTP §Cancellation; STDIO §Cancellation; docs/rules.md#nothing-after-cancel"
             }
-            Rule::GracefulClose => "SUB §Graceful Closure, §Cancellation; PROTOCOL.md §4.9",
-            Rule::SseNoBuffering => "HTTP §Receiving Messages; PROTOCOL.md §1.4",
+            Rule::GracefulClose => {
+                "SUB §Graceful Closure, §Cancellation; docs/rules.md#graceful-close"
+            }
+            Rule::SseNoBuffering => "HTTP §Receiving Messages; docs/rules.md#sse-no-buffering",
             Rule::ConcurrentStreams => {
-                "SUB §Multiple Concurrent Subscriptions; PROTOCOL.md §4.6, §4.7"
+                "SUB §Multiple Concurrent Subscriptions; docs/rules.md#concurrent-streams"
             }
             Rule::AckedTypesDelivered => {
-                "SUB §Acknowledgment; TOOLS/PROMPTS §List Changed Notification; RES §Subscriptions; PROTOCOL.md §4.3, §4.4"
+                "SUB §Acknowledgment; TOOLS/PROMPTS §List Changed Notification; RES §Subscriptions; docs/rules.md#acked-types-delivered"
             }
-            Rule::Discover => "DISC; BASE §ResultType, §_meta; PROTOCOL.md §5",
-            Rule::HeaderMethodMissing => "HTTP §Server Validation; PROTOCOL.md §1.2, §1.3",
-            Rule::HeaderMethodMismatch => "HTTP §Server Validation; PROTOCOL.md §1.2, §1.3",
+            Rule::Discover => "DISC; BASE §ResultType, §_meta; docs/rules.md#discover",
+            Rule::HeaderMethodMissing => {
+                "HTTP §Server Validation; docs/rules.md#header-method-missing"
+            }
+            Rule::HeaderMethodMismatch => {
+                "HTTP §Server Validation; docs/rules.md#header-method-mismatch"
+            }
             Rule::HeaderVersionMissing => {
-                "HTTP §Protocol Version Header, §Server Validation; PROTOCOL.md §1.2, §1.3"
+                "HTTP §Protocol Version Header, §Server Validation; docs/rules.md#header-version-missing"
             }
             Rule::HeaderVersionMismatch => {
-                "HTTP §Protocol Version Header, §Server Validation; PROTOCOL.md §1.2, §1.3"
+                "HTTP §Protocol Version Header, §Server Validation; docs/rules.md#header-version-mismatch"
             }
             Rule::UnsupportedVersion => {
-                "HTTP §Protocol Version Header; TS UnsupportedProtocolVersionError; PROTOCOL.md §1.3, §5"
+                "HTTP §Protocol Version Header; TS UnsupportedProtocolVersionError; docs/rules.md#unsupported-version"
             }
-            Rule::MissingMeta => "BASE §_meta; PROTOCOL.md §1.3, §3",
-            Rule::UnknownMethod => "HTTP §Protocol Version Header; PROTOCOL.md §1.3",
-            Rule::OriginRejected => "HTTP §Security & Endpoint; PROTOCOL.md §1.3",
+            Rule::MissingMeta => "BASE §_meta; docs/rules.md#missing-meta",
+            Rule::UnknownMethod => "HTTP §Protocol Version Header; docs/rules.md#unknown-method",
+            Rule::OriginRejected => "HTTP §Security & Endpoint; docs/rules.md#origin-403",
             Rule::GetDeleteNotAllowed => {
-                "HTTP §Earlier Streamable HTTP Revisions; PROTOCOL.md §1.6"
+                "HTTP §Earlier Streamable HTTP Revisions; docs/rules.md#get-delete-405"
             }
         }
     }

@@ -1,4 +1,4 @@
-//! The validator on hand-written event sequences (PROTOCOL.md §4.10, §4.11).
+//! The validator on hand-written event sequences (docs/rules.md).
 
 use super::*;
 use mock_server::protocol::{self, NotificationKind as K, RequestId};

@@ -1,4 +1,5 @@
-//! `decks export`: the decks as JSON (for tools) or as a Markdown study sheet (for people).
+//! `decks export`: the decks as JSON (for tools), a Markdown study sheet (for people), or a file
+//! for Anki's text importer.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -243,7 +244,7 @@ pub fn to_markdown(lib: &Library) -> String {
         let total = facts::all().len();
         let _ = writeln!(
             out,
-            "---\n\nFacts covered: {} of {total} (PROTOCOL.md §9){}",
+            "---\n\nFacts covered: {} of {total} (decks/facts.toml){}",
             total - missing.len(),
             if missing.is_empty() {
                 String::new()
@@ -258,6 +259,198 @@ pub fn to_markdown(lib: &Library) -> String {
                 )
             }
         );
+    }
+    out
+}
+
+/// Text safe inside an HTML field, with `code` spans and line breaks kept. Anki's text import
+/// splits on tabs and newlines, so neither may survive.
+fn anki_html(text: &str) -> String {
+    let escaped = text
+        .replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+        .replace('\t', "    ");
+    let mut out = String::new();
+    for (i, part) in escaped.split('`').enumerate() {
+        if i % 2 == 1 {
+            let _ = write!(out, "<code>{part}</code>");
+        } else {
+            out.push_str(part);
+        }
+    }
+    out.trim().replace("\\\n", " ").replace('\n', "<br>")
+}
+
+fn anki_pre(text: &str) -> String {
+    let escaped = text
+        .trim_end()
+        .replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('\t', "    ");
+    format!("<pre>{}</pre>", escaped.replace('\n', "<br>"))
+}
+
+/// The cloze text with every `{{answer}}` shown as `[...]`.
+fn blank_out(cloze: &str) -> String {
+    let mut out = String::new();
+    let mut rest = cloze;
+    while let Some(i) = rest.find("{{") {
+        out.push_str(&rest[..i]);
+        match rest[i..].find("}}") {
+            Some(j) => {
+                out.push_str("[...]");
+                rest = &rest[i + j + 2..];
+            }
+            None => {
+                rest = &rest[i..];
+                break;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+fn anki_front(card: &Card) -> String {
+    let mut f = anki_html(&card.question);
+    match card.kind {
+        CardKind::Choice => {
+            f.push_str("<ol type=\"a\">");
+            for c in &card.choices {
+                let _ = write!(f, "<li>{}</li>", anki_html(&c.text));
+            }
+            f.push_str("</ol>");
+        }
+        CardKind::Order => {
+            f.push_str("<ul>");
+            let display = grader::order_display(card);
+            for &k in &display {
+                if let Some(item) = card.items.get(k) {
+                    let _ = write!(f, "<li>{}</li>", anki_html(item));
+                }
+            }
+            f.push_str("</ul>");
+        }
+        CardKind::Cloze => {
+            if let Some(c) = &card.cloze {
+                f.push_str(&anki_pre(&blank_out(c)));
+            }
+        }
+        CardKind::SpotTheBug => {
+            if let Some(t) = &card.transcript {
+                let numbered: Vec<String> = t
+                    .text
+                    .trim_end()
+                    .lines()
+                    .enumerate()
+                    .map(|(i, l)| format!("{:>2}  {l}", i + 1))
+                    .collect();
+                f.push_str(&anki_pre(&numbered.join("\n")));
+            }
+        }
+        CardKind::Recall | CardKind::NameIt => {}
+    }
+    f
+}
+
+fn anki_back(card: &Card) -> String {
+    let mut b = String::new();
+    match card.kind {
+        CardKind::Choice => {
+            let right: Vec<String> = card
+                .choices
+                .iter()
+                .filter(|c| c.correct)
+                .map(|c| anki_html(&c.text))
+                .collect();
+            let _ = write!(b, "<b>Right:</b> {}<br><br>", right.join("; "));
+        }
+        CardKind::Order => {
+            let items: Vec<String> = card.items.iter().map(|i| anki_html(i)).collect();
+            let _ = write!(
+                b,
+                "<b>Order:</b><ol><li>{}</li></ol>",
+                items.join("</li><li>")
+            );
+        }
+        CardKind::Cloze => {
+            if let Some(c) = &card.cloze {
+                b.push_str(&anki_pre(&c.replace("{{", "").replace("}}", "")));
+            }
+        }
+        CardKind::SpotTheBug => {
+            if let Some(t) = &card.transcript {
+                let _ = write!(b, "<b>The faulty line:</b> {}<br><br>", t.bug_line);
+            }
+        }
+        CardKind::Recall | CardKind::NameIt => {}
+    }
+    if let Some(basics) = &card.basics {
+        let _ = write!(
+            b,
+            "<b>~{} s basics</b><br>{}<br><br>",
+            basics.seconds,
+            anki_html(&basics.text)
+        );
+    }
+    if let Some(a) = &card.answer {
+        let _ = write!(
+            b,
+            "<b>~{} s solid answer</b><br>{}<br><br>",
+            a.seconds,
+            anki_html(&a.text)
+        );
+    }
+    if let Some(c) = &card.code {
+        b.push_str(&anki_pre(&c.text));
+    }
+    let doc = crate::rules_doc::doc();
+    let links: Vec<String> = card
+        .spec
+        .iter()
+        .map(|r| match doc.url_of(r) {
+            Some(u) if u.starts_with("http") => {
+                format!("<a href=\"{u}\">{}</a>", anki_html(r))
+            }
+            _ => anki_html(r),
+        })
+        .collect();
+    if !links.is_empty() {
+        let _ = write!(b, "<b>Spec:</b> {}", links.join(" · "));
+    }
+    b.trim_end_matches("<br>").to_owned()
+}
+
+/// The decks as a file for Anki's own text importer (File → Import): tab-separated, with the
+/// header lines that tell Anki the separator, that fields are HTML, the note type (Basic), and
+/// which columns hold the GUID (the card's `DECK/CARD` key, so re-importing updates notes), the
+/// deck (`mcp-tutor::DECK`) and the tags. One note per card.
+pub fn to_anki(lib: &Library) -> String {
+    let mut out = String::from(
+        "#separator:tab\n#html:true\n#notetype:Basic\n#guid column:1\n#deck column:2\n\
+         #tags column:5\n#columns:GUID\tDeck\tFront\tBack\tTags\n",
+    );
+    for deck in &lib.decks {
+        for card in &deck.cards {
+            let mut tags = vec!["mcp-tutor".to_owned(), deck.meta.id.clone()];
+            tags.extend(
+                card.tags
+                    .iter()
+                    .map(|t| t.replace(char::is_whitespace, "_")),
+            );
+            let _ = writeln!(
+                out,
+                "mcp-tutor/{}\tmcp-tutor::{}\t{}\t{}\t{}",
+                deck.key(card),
+                deck.meta.id,
+                anki_front(card),
+                anki_back(card),
+                tags.join(" ")
+            );
+        }
     }
     out
 }

@@ -1,4 +1,4 @@
-//! The 60 quiz facts of PROTOCOL.md §9 (`decks/facts.toml`): what cards may cite in `facts`,
+//! The 60 quiz facts (`decks/facts.toml`): what cards may cite in `facts`,
 //! and what the shipped decks must cover.
 
 use std::collections::BTreeSet;
@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 pub struct Fact {
     pub number: u32,
     pub text: String,
-    /// Spec reference as PROTOCOL.md writes it.
+    /// Spec reference in the short form of docs/rules.md.
     pub spec: String,
 }
 

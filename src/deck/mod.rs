@@ -5,6 +5,7 @@
 //! hides the others.
 
 pub mod concepts;
+pub mod content_rules;
 pub mod export;
 pub mod facts;
 mod load;
@@ -23,7 +24,7 @@ use crate::card::Card;
 /// The shipped decks, embedded so an installed binary works anywhere.
 static EMBEDDED: Dir<'_> = include_dir!("$CARGO_MANIFEST_DIR/decks");
 
-/// The file beside the decks that lists PROTOCOL.md §9; never loaded as a deck.
+/// The file beside the decks that lists the quiz facts; never loaded as a deck.
 pub const FACTS_FILE: &str = "facts.toml";
 
 /// One loaded deck file.

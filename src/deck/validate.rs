@@ -166,7 +166,7 @@ fn check_card(
                 i,
                 "facts",
                 format!(
-                    "card `{id}` cites fact {n}, but PROTOCOL.md §9 has facts 1–{}; use a number from decks/facts.toml",
+                    "card `{id}` cites fact {n}, but decks/facts.toml has facts 1–{}; use a number from it",
                     facts.iter().next_back().copied().unwrap_or(0)
                 ),
             ));
@@ -202,7 +202,7 @@ fn check_card(
             errors.push(loc.label(i, &f.label, format!("red flag \"{}\" of card `{id}` has an empty `correction`; say what is true instead", f.label)));
         }
         if f.spec.trim().is_empty() {
-            errors.push(loc.label(i, &f.label, format!("red flag \"{}\" of card `{id}` has an empty `spec`; cite the section as PROTOCOL.md writes it", f.label)));
+            errors.push(loc.label(i, &f.label, format!("red flag \"{}\" of card `{id}` has an empty `spec`; cite the section as docs/rules.md writes it, e.g. \"SUB §Acknowledgment\"", f.label)));
         }
         if f.examples.is_empty() {
             errors.push(loc.label(i, &f.label, format!("red flag \"{}\" of card `{id}` has no `examples`; add at least one answer that must fire it", f.label)));

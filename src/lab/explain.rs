@@ -34,7 +34,7 @@ fn about(kind: &str) -> &'static str {
         method::CANCELLED => {
             "A server that tears a listen down on stdio names it in notifications/cancelled \
              (CAN intro: MUST, and for nothing else); SUB §Graceful Closure asks for the graceful \
-             result too. The two texts pull in different directions: PROTOCOL.md §8 tension 1."
+             result too. The two texts pull in different directions (docs/rules.md#teardown-tension)."
         }
         method::MESSAGE | method::PROGRESS => {
             "notifications/message and notifications/progress never travel on a listen stream \
@@ -49,7 +49,7 @@ fn about(kind: &str) -> &'static str {
         }
         "error" => {
             "An error response to subscriptions/listen: the listen was refused, no stream, no \
-             acknowledgement (PROTOCOL.md §4.8)."
+             acknowledgement (docs/rules.md#listen-errors)."
         }
         _ => {
             "Only the acknowledgement, the change notifications the client asked for, and finally \

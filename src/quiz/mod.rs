@@ -11,6 +11,7 @@ mod queue;
 pub mod rating;
 pub mod render;
 mod session;
+pub mod shuffle;
 
 use std::collections::HashMap;
 use std::io::IsTerminal;

@@ -58,9 +58,23 @@ fn candidates(args: &Args, cx: &Context) -> Vec<String> {
                 .followups
                 .get(&key)
                 .is_some_and(|parent| !cx.states.contains_key(parent));
-            (selected(args, &d.meta.id, &key, &c.tags) && !waiting_for_parent).then_some(key)
+            let waiting_for_basis = !cx.states.contains_key(&key) && !ready(c, cx.lib, cx.states);
+            (selected(args, &d.meta.id, &key, &c.tags) && !waiting_for_parent && !waiting_for_basis)
+                .then_some(key)
         })
         .collect()
+}
+
+/// Whether every card `card` builds on (`after`) has been answered at least once. A key that
+/// names no loaded card does not hold anything back.
+pub fn ready(
+    card: &crate::card::Card,
+    lib: &Library,
+    states: &HashMap<String, CardState>,
+) -> bool {
+    card.after
+        .iter()
+        .all(|k| states.contains_key(k) || lib.card(k).is_none())
 }
 
 fn rank_by_recall(keys: &mut [String], cx: &Context, at: DateTime<Utc>) {

@@ -208,7 +208,10 @@ impl Session {
                 continue;
             };
             let card = card.clone();
-            let step = self.ask(&key, &card, input)?;
+            // One order of the options for this whole showing; what is stored is graded on the
+            // deck's own order (see shuffle.rs).
+            let shown = super::shuffle::present(&card, super::shuffle::next_seed());
+            let step = self.ask(&key, &card, &shown.card, input)?;
             match step {
                 Step::Quit => {
                     self.queue.push_front((key.clone(), is_followup));
@@ -245,16 +248,17 @@ impl Session {
                     };
                     let sugg = rating::suggest(&grade, &effort);
                     if !self.args.interviewer {
-                        self.screen.feedback(&card, &grade, seconds);
+                        self.screen.feedback(&shown.card, &grade, seconds);
                     } else {
                         self.screen.heading("interviewer's ticks");
-                        self.screen.feedback(&card, &grade, seconds);
+                        self.screen.feedback(&shown.card, &grade, seconds);
                     }
                     let _ = text;
-                    match self.rate(&card, &sugg, effort.deeper_before, input)? {
+                    let stored = shown.canonical(&card, &grade);
+                    match self.rate(&shown.card, &sugg, effort.deeper_before, input)? {
                         RateStep::Rated(r) => {
-                            self.save(&key, &card, &grade, &sugg, &effort, r, is_followup)?;
-                            self.after_rating(&key, &card, &grade, r);
+                            self.save(&key, &card, &stored, &sugg, &effort, r, is_followup)?;
+                            self.after_rating(&key, &card, &stored, r);
                         }
                         RateStep::Skip => {
                             self.screen
@@ -351,8 +355,16 @@ impl Session {
         })
     }
 
-    fn ask(&mut self, key: &str, card: &Card, input: &mut dyn Input) -> anyhow::Result<Step> {
-        let note = self.change_note(key, card);
+    /// Asks `card` as `shown` (its options in this showing's order); the change note compares
+    /// the deck's own card with what was last answered.
+    fn ask(
+        &mut self,
+        key: &str,
+        original: &Card,
+        card: &Card,
+        input: &mut dyn Input,
+    ) -> anyhow::Result<Step> {
+        let note = self.change_note(key, original);
         let total = self.asked + 1 + self.queue.len();
         self.screen
             .question((self.asked + 1, total), key, card, note.as_deref());
@@ -406,11 +418,14 @@ impl Session {
                         self.hint(card, &mut shown_points);
                     }
                     "deeper" => {
-                        deeper += 1;
-                        self.deeper(card, deeper);
-                        self.screen.line(&dim(
-                            "(going deeper before answering caps this card at `hard`)",
-                        ));
+                        // Only a rung actually shown costs anything: a card without a ladder,
+                        // or a ladder already climbed, leaves the rating alone.
+                        if self.deeper(card, deeper + 1) {
+                            deeper += 1;
+                            self.screen.line(&dim(
+                                "(going deeper before answering caps this card at `hard`)",
+                            ));
+                        }
                     }
                     "skip" => return Ok(Step::Skip),
                     "undo" => return Ok(Step::Undo),
@@ -493,25 +508,33 @@ impl Session {
             .line(&dim("(a hint caps this card's rating at `hard`)"));
     }
 
-    fn deeper(&mut self, card: &Card, rung: u32) {
-        let Some(d) = &card.deeper else {
+    /// Shows rung `rung` (1-based) of the card's ladder; false when there was nothing to show.
+    fn deeper(&mut self, card: &Card, rung: u32) -> bool {
+        let Some(d) = card
+            .deeper
+            .as_ref()
+            .filter(|d| !d.steps.is_empty() || !d.explanation.trim().is_empty())
+        else {
             self.screen.line(&format!(
-                "{} this card has no go-deeper ladder.",
+                "{} this card has no go-deeper ladder (nothing was counted against your rating).",
                 dim("deeper:")
             ));
-            return;
+            return false;
         };
         let i = rung as usize - 1;
         if let Some(step) = d.steps.get(i) {
             self.screen
                 .heading(&format!("deeper {}/{}", i + 1, d.steps.len()));
             self.screen.block(step);
+            true
         } else if i == d.steps.len() && !d.explanation.trim().is_empty() {
             self.screen.heading("the long explanation");
             self.screen.block(&d.explanation);
+            true
         } else {
             self.screen
                 .line(&format!("{} that was the last rung.", dim("deeper:")));
+            false
         }
     }
 
@@ -665,7 +688,12 @@ impl Session {
         let deck = key.split('/').next().unwrap_or_default();
         for f in card.followups.iter().rev() {
             let fk = format!("{deck}/{f}");
-            if self.lib.card(&fk).is_some() && self.asked_followups.insert(fk.clone()) {
+            // A follow-up that builds on another deck's card waits until that card is introduced.
+            let ready = self
+                .lib
+                .card(&fk)
+                .is_some_and(|(_, c)| super::queue::ready(c, &self.lib, &self.states));
+            if ready && self.asked_followups.insert(fk.clone()) {
                 // Asked now, as an interviewer would, rather than again later as a new card.
                 self.queue.retain(|(k, _)| *k != fk);
                 self.queue.push_front((fk, true));

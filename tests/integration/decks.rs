@@ -268,3 +268,145 @@ fn show_layout() {
         .clone();
     insta::assert_snapshot!(String::from_utf8_lossy(&out));
 }
+
+#[test]
+fn check_fails_on_a_reference_nobody_can_follow() {
+    let t = tmp();
+    let f = "tests/fixtures/decks/content/bad-reference.toml";
+    tutor(&t)
+        .args(["decks", "check", f])
+        .assert()
+        .code(1)
+        .stderr(contains(format!(
+            "{f}:7:1: card `ack-name` cites a reference nobody can follow: `PROTOCOL.md §4.4`"
+        )))
+        .stderr(contains(
+            "`SUB §Acknowledgement Rules`: docs/rules.md lists no section",
+        ));
+}
+
+#[test]
+fn check_fails_on_a_free_text_card_without_a_ladder() {
+    let t = tmp();
+    let f = "tests/fixtures/decks/content/no-ladder.toml";
+    tutor(&t)
+        .args(["decks", "check", f])
+        .assert()
+        .code(1)
+        .stderr(contains(format!(
+            "{f}:7:1: recall card `first-message` has 0 go-deeper rung(s); free-text cards need 3–4"
+        )));
+}
+
+#[test]
+fn check_fails_on_right_answers_piled_on_one_letter() {
+    let t = tmp();
+    let f = "tests/fixtures/decks/content/answer-bias.toml";
+    tutor(&t)
+        .args(["decks", "check", f])
+        .assert()
+        .code(1)
+        .stderr(contains(format!(
+            "{f}:1:1: deck `answer-bias`: 5 of its 5 right answers sit on option (b) (100% > 40%)"
+        )))
+        .stderr(contains(
+            "choice card `pick-0` answers with a letter (\"(b)\"); options are shown shuffled",
+        ));
+}
+
+#[test]
+fn why_a_rule_prints_keyword_cards_check_lab_and_spec_url() {
+    let t = tmp();
+    tutor(&t)
+        .args(["why", "ack-first"])
+        .assert()
+        .success()
+        .stdout(contains("ack-first  [MUST]"))
+        .stdout(contains("subscriptions/listen-first-message"))
+        .stdout(contains("check rule: ack-first"))
+        .stdout(contains("lab scenario: ack-first"))
+        .stdout(contains("mock faults that break it: no-ack"))
+        .stdout(contains(
+            "https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/subscriptions#acknowledgment",
+        ))
+        .stdout(contains("reference: docs/rules.md#ack-first"));
+}
+
+#[test]
+fn why_a_card_prints_its_rules_and_followable_spec_links() {
+    let t = tmp();
+    tutor(&t)
+        .args(["why", "lifecycle/teardown-tension"])
+        .assert()
+        .success()
+        .stdout(contains("teardown-tension  [tension]"))
+        .stdout(contains(
+            "SUB §Graceful Closure  https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/subscriptions#graceful-closure",
+        ))
+        .stdout(contains("cannot be followed").not());
+}
+
+#[test]
+fn why_something_unknown_fails_and_suggests() {
+    let t = tmp();
+    tutor(&t)
+        .args(["why", "ack"])
+        .assert()
+        .failure()
+        .stderr(contains("Did you mean: ack-first"));
+}
+
+#[test]
+fn anki_export_has_the_header_lines_and_one_note_per_card() {
+    let t = tmp();
+    let out = tutor(&t)
+        .args(["--decks", GOOD, "decks", "export", "--format", "anki"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let out = String::from_utf8(out).expect("utf-8");
+    let mut lines = out.lines();
+    for header in [
+        "#separator:tab",
+        "#html:true",
+        "#notetype:Basic",
+        "#guid column:1",
+        "#deck column:2",
+        "#tags column:5",
+        "#columns:GUID\tDeck\tFront\tBack\tTags",
+    ] {
+        assert_eq!(lines.next(), Some(header));
+    }
+    let notes: Vec<Vec<&str>> = lines.map(|l| l.split('\t').collect()).collect();
+    let list = tutor(&t)
+        .args(["--decks", GOOD, "decks", "list"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let cards = String::from_utf8(list)
+        .expect("utf-8")
+        .lines()
+        .filter(|l| l.starts_with("  "))
+        .count();
+    assert_eq!(notes.len(), cards, "one note per card");
+    assert!(
+        notes.iter().all(|n| n.len() == 5),
+        "five tab-separated fields"
+    );
+    let note = notes
+        .iter()
+        .find(|n| n[0] == "mcp-tutor/demo/ack-first")
+        .expect("the demo card, keyed by DECK/CARD");
+    assert_eq!(note[1], "mcp-tutor::demo");
+    assert!(note[3].contains("s basics</b>") && note[3].contains("solid answer</b>"));
+    assert!(
+        note[3].contains("<a href=\"https://modelcontextprotocol.io/specification/2026-07-28/"),
+        "spec link: {}",
+        note[3]
+    );
+    assert!(note[4].split(' ').any(|t| t == "mcp-tutor"));
+}

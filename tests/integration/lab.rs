@@ -142,8 +142,8 @@ fn unknown_scenario_suggests_the_near_one() {
 #[test]
 fn wrong_prediction_is_a_lapse_for_the_linked_card() {
     // ack-first asks two questions; answer the first wrong, the second right.
-    let (out, home) = run_scenario("ack-first", "predict a\npredict b\n");
-    assert!(out.contains("you said a; the answer is b"), "{out}");
+    let (out, home) = run_scenario("ack-first", "predict b\npredict d\n");
+    assert!(out.contains("you said b; the answer is a"), "{out}");
     assert!(out.contains("1 of 2 predictions right"), "{out}");
     let store = mcp_tutor::store::Store::open(home.path()).expect("store");
     let reviews = store.reviews().expect("reviews");

@@ -123,17 +123,17 @@ fn an_interactive_scenario_asks_before_each_step_then_hands_over_to_the_repl() {
         .expect("the first question");
     p.exp_string("your prediction [abcd]")
         .expect("asked before the step runs");
-    enter(&mut p, "a");
+    enter(&mut p, "b");
     p.exp_string("notifications/subscriptions/acknowledged")
         .expect("then the wire answers");
-    p.exp_string("wrong: you said a; the answer is b")
+    p.exp_string("wrong: you said b; the answer is a")
         .expect("the prediction is judged");
     p.exp_string("comes back sooner")
         .expect("and becomes a lapse");
     p.exp_string("your prediction [abcd]")
         .expect("second question");
-    enter(&mut p, "b");
-    p.exp_string("right: you said b").expect("judged right");
+    enter(&mut p, "d");
+    p.exp_string("right: you said d").expect("judged right");
     p.exp_string("1 of 2 predictions right").expect("score");
     p.exp_string("keep experimenting here")
         .expect("the REPL takes over");

@@ -549,3 +549,133 @@ fn two_sessions_at_once_lose_no_review() {
     let ids: std::collections::HashSet<_> = log.iter().map(|r| r["id"].as_i64().unwrap()).collect();
     assert_eq!(ids.len(), log.len());
 }
+
+#[test]
+fn deeper_on_a_card_without_a_ladder_says_so_and_costs_nothing() {
+    let home = tempfile::tempdir().unwrap();
+    let out = session(
+        home.path(),
+        DAY1,
+        &["--card", "qz/name-key"],
+        "deeper\nio.modelcontextprotocol/subscriptionId\n\n",
+    );
+    assert!(out.contains("this card has no go-deeper ladder"), "{out}");
+    assert!(!out.contains("went deeper before answering"), "{out}");
+    assert_eq!(export(home.path())[0]["deeper"], 0);
+    assert_ne!(rated(home.path())[0].1, "hard", "{out}");
+}
+
+/// The options of the one choice card in a session's output, as shown: (letter, text).
+fn shown_options(out: &str) -> Vec<(String, String)> {
+    out.lines()
+        .filter_map(|l| {
+            let rest = l.strip_prefix("  ")?;
+            let (letter, text) = rest.split_once(". ")?;
+            (letter.len() == 1 && letter.chars().all(|c| c.is_ascii_lowercase()))
+                .then(|| (letter.to_string(), text.to_string()))
+        })
+        .filter(|(_, t)| !t.starts_with("right:") && !t.starts_with("wrong:"))
+        .collect()
+}
+
+#[test]
+fn choice_options_are_shuffled_per_showing_and_graded_by_identity() {
+    let good = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/decks/good");
+    let right = ["toolsListChanged", "resourceSubscriptions"];
+    let mut orders = std::collections::BTreeSet::new();
+    for seed in 1..=8u64 {
+        let seed = seed.to_string();
+        let home = tempfile::tempdir().unwrap();
+        let run = |script: &str| {
+            let out = tutor(home.path(), DAY1)
+                .env("MCP_TUTOR_SHUFFLE_SEED", &seed)
+                .arg("--decks")
+                .arg(&good)
+                .args(["quiz", "--card", "demo/two-right"])
+                .write_stdin(script.to_string())
+                .assert()
+                .success()
+                .get_output()
+                .stdout
+                .clone();
+            String::from_utf8(out).unwrap()
+        };
+        // Look first (skip), then answer the same showing's letters: a seed fixes the order.
+        let looked = shown_options(&run("skip\n"));
+        assert_eq!(looked.len(), 3, "{looked:?}");
+        orders.insert(looked.iter().map(|(_, t)| t.clone()).collect::<Vec<_>>());
+        let letters: Vec<&str> = looked
+            .iter()
+            .filter(|(_, t)| right.contains(&t.as_str()))
+            .map(|(l, _)| l.as_str())
+            .collect();
+        let out = run(&format!("{}\n\n", letters.join(", ")));
+        assert_eq!(shown_options(&out), looked, "same order within the showing");
+        assert!(out.contains("PASS"), "{out}");
+        // The feedback's right/wrong letters agree with the options as shown.
+        for (l, t) in &looked {
+            let tag = if right.contains(&t.as_str()) {
+                "right"
+            } else {
+                "wrong"
+            };
+            assert!(out.contains(&format!("  {l}. {tag}:")), "{l} {t}: {out}");
+        }
+        // Stored by identity: the deck's own letters, exactly what `grade` reports.
+        let stored = export(home.path());
+        let hit = stored[0]["points_hit"].clone();
+        let graded = tutor(home.path(), DAY1)
+            .arg("--decks")
+            .arg(&good)
+            .args(["grade", "demo/two-right", "a, c", "--json"])
+            .assert()
+            .success()
+            .get_output()
+            .stdout
+            .clone();
+        let graded: serde_json::Value = serde_json::from_slice(&graded).unwrap();
+        let want: Vec<serde_json::Value> = graded["points"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|p| p["hit"] == true)
+            .map(|p| p["label"].clone())
+            .collect();
+        assert_eq!(hit, serde_json::Value::Array(want), "seed {seed}");
+    }
+    assert!(
+        orders.len() > 1,
+        "the order changes between showings: {orders:?}"
+    );
+}
+
+#[test]
+fn a_card_that_builds_on_another_deck_waits_until_that_card_is_introduced() {
+    let order = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/quiz-order");
+    let home = tempfile::tempdir().unwrap();
+    let run = |script: &str| {
+        let out = tutor(home.path(), DAY1)
+            .arg("--decks")
+            .arg(&order)
+            .args(["quiz", "--deck", "a", "--deck", "b"])
+            .write_stdin(script.to_string())
+            .assert()
+            .success()
+            .get_output()
+            .stdout
+            .clone();
+        String::from_utf8(out).unwrap()
+    };
+    // Day one: the parent, then NOT its follow-up (b/basis is new), then b/basis.
+    let out = run("notifications/subscriptions/acknowledged\n\nsubscriptions/listen\n\n");
+    let parent = out.find("] a/parent ·").expect("parent asked");
+    let basis = out.find("] b/basis ·").expect("basis asked");
+    assert!(parent < basis, "{out}");
+    assert!(
+        !out.contains("a/needs"),
+        "the follow-up waits for b/basis: {out}"
+    );
+    // Once b/basis has been answered, the follow-up joins the new cards.
+    let out = run("notifications/cancelled\n\n");
+    assert!(out.contains("] a/needs ·"), "{out}");
+}

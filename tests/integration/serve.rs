@@ -55,7 +55,7 @@ fn serve_lists_faults_with_their_rules() {
         .stdout(contains(
             "MUST send notifications/subscriptions/acknowledged",
         ))
-        .stdout(contains("PROTOCOL.md §4.9"));
+        .stdout(contains("docs/rules.md#graceful-close"));
 }
 
 #[test]

@@ -289,7 +289,7 @@ pub enum Ending {
     ClientCancelled(usize),
 }
 
-/// The rules of PROTOCOL.md §4.11 this transcript breaks, by short name:
+/// The rules (docs/rules.md ids) this transcript breaks, by short name:
 /// `ack-first`, `tagged`, `tag-value`, `tag-type`, `filter`, `acked-delivered`, `no-log`,
 /// `result-shape`, `graceful-close`, `nothing-after-cancel`.
 /// `msgs` are the messages of ONE subscription in order (stdio callers pre-filter by tag/id).
