@@ -36,7 +36,11 @@ fn bench(c: &mut Criterion) {
     let real: Vec<_> = corpus
         .entries
         .iter()
-        .filter_map(|e| shipped.card(&e.key()).map(|(_, c)| (c, e.answer.text.as_str())))
+        .filter_map(|e| {
+            shipped
+                .card(&e.key())
+                .map(|(_, c)| (c, e.answer.text.as_str()))
+        })
         .collect();
     group.throughput(Throughput::Elements(real.len() as u64));
     group.bench_function("blind corpus", |b| {

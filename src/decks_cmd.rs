@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::bail;
+use anyhow::{Context, bail};
 use clap::{Subcommand, ValueEnum};
 use owo_colors::Style;
 
@@ -55,7 +55,8 @@ pub enum DecksCommand {
         for answers the grader has never seen.\n\n\
         Prints agreement per card and overall, answers flagged although they state no \
         misconception, misconceptions that passed, and near misses not reported. `decks check` \
-        fails on any disagreement in the tuned part.",
+        fails on any tuned disagreement not listed in decks/answers/known-disagreements.txt (a \
+        regression), and on a listed one that is now graded right.",
         after_help = "Examples:\n  mcp-tutor decks eval\n  mcp-tutor decks eval --card subscriptions/listen-first-message --show\n  mcp-tutor decks eval --json | jq .held_out"
     )]
     Eval {
@@ -71,6 +72,10 @@ pub enum DecksCommand {
         /// Read the corpus from this folder (DIR/*.toml, DIR/held-out/*.toml) instead of the built-in one.
         #[arg(long, value_name = "DIR")]
         answers: Option<PathBuf>,
+        /// Rewrite decks/answers/known-disagreements.txt (run from a checkout) with today's
+        /// tuned disagreements.
+        #[arg(long)]
+        write_known: bool,
     },
     /// Print all decks as JSON (for tools), a Markdown study sheet, or a file for Anki's importer.
     Export {
@@ -97,7 +102,15 @@ pub fn run(args: Args, g: &Global) -> anyhow::Result<ExitCode> {
             show,
             json,
             answers,
-        } => eval_cmd(g, card.as_deref(), show, json, answers.as_deref()),
+            write_known,
+        } => eval_cmd(
+            g,
+            card.as_deref(),
+            show,
+            json,
+            answers.as_deref(),
+            write_known,
+        ),
         DecksCommand::Export { format } => {
             let lib = Library::load(&g.deck_dirs);
             warn_errors(&lib.errors);
@@ -264,7 +277,8 @@ fn check(g: &Global, paths: &[PathBuf]) -> anyhow::Result<ExitCode> {
         problems.extend(vocabulary_problems(&lib));
         let report = eval::evaluate(&lib, &eval::Corpus::embedded(), None);
         problems.extend(report.problems.iter().cloned());
-        problems.extend(eval::disagreements(&report));
+        let known = eval::parse_known(crate::deck::embedded_text(eval::KNOWN_FILE).unwrap_or(""));
+        problems.extend(eval::disagreements(&report, &known));
     }
     let cards: usize = lib.decks.iter().map(|d| d.cards.len()).sum();
     for p in &problems {
@@ -310,7 +324,9 @@ fn vocabulary_problems(lib: &Library) -> Vec<DeckError> {
             file: format!("decks/{}", concepts::CONCEPTS_FILE),
             line: 0,
             column: 0,
-            message: format!("concept `{k}` is used by no card: name it as `@{k}` in a match group, or remove it"),
+            message: format!(
+                "concept `{k}` is used by no card: name it as `@{k}` in a match group, or remove it"
+            ),
         })
         .collect()
 }
@@ -321,6 +337,7 @@ fn eval_cmd(
     show: bool,
     json: bool,
     answers: Option<&std::path::Path>,
+    write_known: bool,
 ) -> anyhow::Result<ExitCode> {
     let lib = Library::load(&g.deck_dirs);
     warn_errors(&lib.errors);
@@ -334,6 +351,18 @@ fn eval_cmd(
         None => eval::Corpus::embedded(),
     };
     let report = eval::evaluate(&lib, &corpus, card);
+    if write_known {
+        let path = std::path::Path::new("decks").join(eval::KNOWN_FILE);
+        if !path.parent().is_some_and(std::path::Path::is_dir) {
+            bail!(
+                "cannot write {}: run `decks eval --write-known` from the root of an mcp-tutor checkout",
+                path.display()
+            );
+        }
+        std::fs::write(&path, eval::render_known(&report))
+            .with_context(|| format!("cannot write {}", path.display()))?;
+        eprintln!("wrote {}", path.display());
+    }
     if json {
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {

@@ -94,7 +94,10 @@ impl Corpus {
     /// The corpus shipped inside the binary.
     pub fn embedded() -> Corpus {
         let mut c = Corpus::default();
-        for (name, text) in crate::deck::embedded_under(ANSWERS_DIR) {
+        for (name, text) in crate::deck::embedded_under(ANSWERS_DIR)
+            .into_iter()
+            .filter(|(n, _)| n.ends_with(".toml"))
+        {
             let part = if name.starts_with(&format!("{ANSWERS_DIR}/{HELD_OUT_DIR}/")) {
                 Part::HeldOut
             } else {
@@ -108,7 +111,10 @@ impl Corpus {
     /// The corpus under `dir` (`dir/*.toml` tuned, `dir/held-out/*.toml` held out).
     pub fn from_dir(dir: &Path) -> Corpus {
         let mut c = Corpus::default();
-        for (sub, part) in [(dir.to_path_buf(), Part::Tuned), (dir.join(HELD_OUT_DIR), Part::HeldOut)] {
+        for (sub, part) in [
+            (dir.to_path_buf(), Part::Tuned),
+            (dir.join(HELD_OUT_DIR), Part::HeldOut),
+        ] {
             let Ok(read) = std::fs::read_dir(&sub) else {
                 continue;
             };
@@ -146,10 +152,7 @@ impl Corpus {
         let parsed: AnswerFile = match toml::from_str(text) {
             Ok(p) => p,
             Err(e) => {
-                let (line, column) = e
-                    .span()
-                    .map(|s| line_col(text, s.start))
-                    .unwrap_or((0, 0));
+                let (line, column) = e.span().map(|s| line_col(text, s.start)).unwrap_or((0, 0));
                 self.errors.push(DeckError {
                     file: file.to_string(),
                     line,
@@ -344,19 +347,38 @@ pub fn evaluate(lib: &Library, corpus: &Corpus, only: Option<&str>) -> Report {
                 // A misconception no flag names: any flag raised is a fair catch.
                 Vec::new()
             } else {
-                raised.iter().filter(|f| !want.flags.contains(f)).cloned().collect()
+                raised
+                    .iter()
+                    .filter(|f| !want.flags.contains(f))
+                    .cloned()
+                    .collect()
             },
-            missed_flags: if want.flags.is_empty() || want.flags.iter().any(|f| raised.contains(f)) {
+            missed_flags: if want.flags.is_empty() || want.flags.iter().any(|f| raised.contains(f))
+            {
                 Vec::new()
             } else {
                 want.flags.clone()
             },
-            missed_other: want.other.is_some() && want.flags.is_empty() && raised.is_empty() && g.verdict != Verdict::Fail,
-            missed_near_miss: want.near_miss.as_ref().filter(|n| {
-                !g.near_misses.iter().any(|m| m.found.trim() == n.trim())
-            }).cloned(),
-            points_missed: want.points.iter().filter(|p| !credited.contains(p)).cloned().collect(),
-            points_extra: credited.iter().filter(|p| !want.points.contains(p)).cloned().collect(),
+            missed_other: want.other.is_some()
+                && want.flags.is_empty()
+                && raised.is_empty()
+                && g.verdict != Verdict::Fail,
+            missed_near_miss: want
+                .near_miss
+                .as_ref()
+                .filter(|n| !g.near_misses.iter().any(|m| m.found.trim() == n.trim()))
+                .cloned(),
+            points_missed: want
+                .points
+                .iter()
+                .filter(|p| !credited.contains(p))
+                .cloned()
+                .collect(),
+            points_extra: credited
+                .iter()
+                .filter(|p| !want.points.contains(p))
+                .cloned()
+                .collect(),
         };
         let near = want.near_miss.is_some();
         let tally = r.cards.entry(key).or_default();
@@ -373,35 +395,118 @@ pub fn evaluate(lib: &Library, corpus: &Corpus, only: Option<&str>) -> Report {
 
 fn join<'a>(items: impl Iterator<Item = &'a str>) -> String {
     let v: Vec<String> = items.map(|s| format!("`{s}`")).collect();
-    if v.is_empty() { "none".into() } else { v.join(", ") }
+    if v.is_empty() {
+        "none".into()
+    } else {
+        v.join(", ")
+    }
 }
 
-/// `decks check`'s view: every tuned answer the grader disagrees with, located.
-pub fn disagreements(report: &Report) -> Vec<DeckError> {
-    report
+/// The tuned answers the grader is known to misjudge today (`decks/answers/known-disagreements.txt`):
+/// the work list of the grader, and the ratchet of `decks check`. A line is
+/// `DECK/CARD <fingerprint of the answer's text>  # why`.
+pub const KNOWN_FILE: &str = "answers/known-disagreements.txt";
+
+/// A stable fingerprint of an answer's text (FNV-1a, 64 bits), independent of where it sits.
+pub fn fingerprint(text: &str) -> String {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in text.trim().bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    format!("{h:016x}")
+}
+
+fn known_key(o: &Outcome) -> String {
+    format!("{} {}", o.card, fingerprint(&o.text))
+}
+
+/// Parse the known-disagreements list: the keys it names.
+pub fn parse_known(text: &str) -> std::collections::BTreeSet<String> {
+    text.lines()
+        .map(|l| l.split('#').next().unwrap_or("").trim())
+        .filter(|l| !l.is_empty())
+        .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
+        .collect()
+}
+
+/// The list as it should read for `report`: one line per tuned disagreement, with its reason.
+pub fn render_known(report: &Report) -> String {
+    let mut out = String::from(
+        "# Tuned corpus answers the grader misjudges today: its work list. `decks check` fails on any\n\
+         # other disagreement (a regression) and on a line here that now agrees (take it out).\n\
+         # Regenerate with `mcp-tutor decks eval --write-known`.\n",
+    );
+    for o in report
         .outcomes
         .iter()
         .filter(|o| o.part == Part::Tuned && !o.agrees())
+    {
+        out.push_str(&format!("{}  # {}\n", known_key(o), describe(o)));
+    }
+    out
+}
+
+/// `decks check`'s view of the tuned corpus: a disagreement the known list does not name is a
+/// regression; a listed answer that now agrees must leave the list. Both are located.
+pub fn disagreements(
+    report: &Report,
+    known: &std::collections::BTreeSet<String>,
+) -> Vec<DeckError> {
+    let mut out: Vec<DeckError> = report
+        .outcomes
+        .iter()
+        .filter(|o| o.part == Part::Tuned && !o.agrees() && !known.contains(&known_key(o)))
         .map(|o| DeckError {
             file: o.file.clone(),
             line: o.line,
             column: 1,
-            message: format!("graded answer for `{}`: {}", o.card, describe(o)),
+            message: format!(
+                "graded answer for `{}` is misjudged and not in decks/{KNOWN_FILE}: {}",
+                o.card,
+                describe(o)
+            ),
         })
-        .collect()
+        .collect();
+    out.extend(
+        report
+            .outcomes
+            .iter()
+            .filter(|o| o.part == Part::Tuned && o.agrees() && known.contains(&known_key(o)))
+            .map(|o| DeckError {
+                file: format!("decks/{KNOWN_FILE}"),
+                line: 0,
+                column: 0,
+                message: format!(
+                    "`{}` is now graded right: remove it from the list (`mcp-tutor decks eval --write-known`)",
+                    known_key(o)
+                ),
+            }),
+    );
+    out
 }
 
 /// What went wrong with one outcome, in words.
 pub fn describe(o: &Outcome) -> String {
     let mut parts = Vec::new();
     if o.expected != o.got {
-        parts.push(format!("expected {}, graded {}", name(o.expected), name(o.got)));
+        parts.push(format!(
+            "expected {}, graded {}",
+            name(o.expected),
+            name(o.got)
+        ));
     }
     if !o.false_flags.is_empty() {
-        parts.push(format!("false red flag {}", join(o.false_flags.iter().map(String::as_str))));
+        parts.push(format!(
+            "false red flag {}",
+            join(o.false_flags.iter().map(String::as_str))
+        ));
     }
     if !o.missed_flags.is_empty() {
-        parts.push(format!("missed red flag {}", join(o.missed_flags.iter().map(String::as_str))));
+        parts.push(format!(
+            "missed red flag {}",
+            join(o.missed_flags.iter().map(String::as_str))
+        ));
     }
     if o.missed_other {
         parts.push("a stated misconception passed".into());
@@ -410,12 +515,22 @@ pub fn describe(o: &Outcome) -> String {
         parts.push(format!("near miss `{n}` not reported"));
     }
     if !o.points_missed.is_empty() {
-        parts.push(format!("points not credited {}", join(o.points_missed.iter().map(String::as_str))));
+        parts.push(format!(
+            "points not credited {}",
+            join(o.points_missed.iter().map(String::as_str))
+        ));
     }
     if !o.points_extra.is_empty() {
-        parts.push(format!("points credited beyond the fair ones {}", join(o.points_extra.iter().map(String::as_str))));
+        parts.push(format!(
+            "points credited beyond the fair ones {}",
+            join(o.points_extra.iter().map(String::as_str))
+        ));
     }
-    if parts.is_empty() { "agrees".into() } else { parts.join("; ") }
+    if parts.is_empty() {
+        "agrees".into()
+    } else {
+        parts.join("; ")
+    }
 }
 
 pub fn name(v: Verdict) -> &'static str {

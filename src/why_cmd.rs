@@ -4,9 +4,9 @@
 
 use std::process::ExitCode;
 
-use crate::global::Global;
-use crate::deck::Library;
 use crate::card::Card;
+use crate::deck::Library;
+use crate::global::Global;
 use crate::rules_doc::{self, Rule, RulesDoc};
 
 #[derive(Debug, clap::Args)]

@@ -60,7 +60,10 @@ pub fn vocabulary() -> &'static Result<Vocabulary, String> {
                 .span()
                 .map(|s| super::load::line_col(text, s.start))
                 .unwrap_or((1, 1));
-            format!("decks/{CONCEPTS_FILE}:{line}:{column}: {}", e.message().trim())
+            format!(
+                "decks/{CONCEPTS_FILE}:{line}:{column}: {}",
+                e.message().trim()
+            )
         })
     })
 }
@@ -74,7 +77,12 @@ impl Vocabulary {
         Some(out)
     }
 
-    fn collect(&self, name: &str, out: &mut Vec<String>, seen: &mut BTreeSet<String>) -> Option<()> {
+    fn collect(
+        &self,
+        name: &str,
+        out: &mut Vec<String>,
+        seen: &mut BTreeSet<String>,
+    ) -> Option<()> {
         let c = self.concepts.get(name)?;
         if !seen.insert(name.to_string()) {
             return Some(());
@@ -89,7 +97,12 @@ impl Vocabulary {
     }
 
     /// Expand every `@name` alternative of a group string; unknown names are returned apart.
-    pub fn expand_group(&self, group: &str, unknown: &mut Vec<String>, used: &mut BTreeSet<String>) -> String {
+    pub fn expand_group(
+        &self,
+        group: &str,
+        unknown: &mut Vec<String>,
+        used: &mut BTreeSet<String>,
+    ) -> String {
         let mut alts = Vec::new();
         for alt in group.split('|') {
             let alt = alt.trim();
@@ -126,7 +139,9 @@ pub fn resolve(card: &mut Card, vocab: &Vocabulary, used: &mut BTreeSet<String>)
     card.identifiers = vocab.identifiers.known.clone();
     for name in card.shared_flags.clone() {
         match vocab.flag(&name) {
-            Some(f) if !card.red_flags.iter().any(|g| g.id == f.id) => card.red_flags.push(f.clone()),
+            Some(f) if !card.red_flags.iter().any(|g| g.id == f.id) => {
+                card.red_flags.push(f.clone())
+            }
             Some(_) => {}
             None => un.flags.push(name),
         }

@@ -8,9 +8,9 @@
 //!   `grade`, exports and printed decks show the file's order, and a learner notices a pattern);
 //! - a choice card's answer text does not name letters, which mean nothing once shuffled.
 
-use crate::card::{Card, CardKind};
 use super::validate::Locator;
 use super::{Deck, DeckError};
+use crate::card::{Card, CardKind};
 use crate::grader::choice_label;
 use crate::rules_doc;
 

@@ -25,7 +25,11 @@ pub(super) fn parse_deck(source: &str, text: &str) -> (Option<Deck>, Vec<DeckErr
         concepts_used: Default::default(),
     };
     let mut errors = resolve_vocabulary(&mut deck, text);
-    errors.extend(super::validate::validate_deck(&deck, text, super::facts::numbers()));
+    errors.extend(super::validate::validate_deck(
+        &deck,
+        text,
+        super::facts::numbers(),
+    ));
     (Some(deck), errors)
 }
 
@@ -39,7 +43,9 @@ fn resolve_vocabulary(deck: &mut Deck, text: &str) -> Vec<DeckError> {
                 file: source.clone(),
                 line: 0,
                 column: 0,
-                message: format!("the concepts file is broken, so `@concepts` cannot be resolved: {e}"),
+                message: format!(
+                    "the concepts file is broken, so `@concepts` cannot be resolved: {e}"
+                ),
             }];
         }
     };

@@ -556,13 +556,31 @@ pub fn named_line(answer: &str) -> Option<(u32, usize, usize)> {
         let has = |set: &[&str]| words.iter().any(|w| set.contains(w));
         let mut s = 0;
         if has(&[
-            "bug", "wrong", "violation", "violates", "breaks", "broken", "problem", "culprit",
-            "offending", "invalid", "illegal", "error", "faulty", "issue", "premature", "bad",
-        ]) || words.windows(2).any(|p| p == ["goes", "wrong"] || p == ["is", "where"])
+            "bug",
+            "wrong",
+            "violation",
+            "violates",
+            "breaks",
+            "broken",
+            "problem",
+            "culprit",
+            "offending",
+            "invalid",
+            "illegal",
+            "error",
+            "faulty",
+            "issue",
+            "premature",
+            "bad",
+        ]) || words
+            .windows(2)
+            .any(|p| p == ["goes", "wrong"] || p == ["is", "where"])
         {
             s += 2;
         }
-        if has(&["fine", "right", "correct", "ok", "okay", "legal", "harmless", "allowed", "valid"]) {
+        if has(&[
+            "fine", "right", "correct", "ok", "okay", "legal", "harmless", "allowed", "valid",
+        ]) {
             s -= 2;
         }
         if words.first().is_some_and(|w| matches!(*w, "not" | "no")) {
@@ -617,7 +635,8 @@ fn line_mentions(a: &Analysis) -> Vec<(u32, usize, usize, usize)> {
         if let Some(n) = num(i) {
             let before = a.norm[..t.start].chars().next_back();
             let after = a.norm[t.end..].chars().next();
-            let after_line = i > 0 && matches!(a.tokens[i - 1].norm.as_str(), "line" | "lines" | "ln");
+            let after_line =
+                i > 0 && matches!(a.tokens[i - 1].norm.as_str(), "line" | "lines" | "ln");
             if !after_line && (i == 0 || before == Some('#') || after == Some(':')) {
                 push(n.0, t.start, t.end, i);
             }

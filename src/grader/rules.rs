@@ -605,9 +605,26 @@ fn denied_by_tail(a: &Analysis, clause: usize) -> bool {
 fn dismisses(a: &Analysis, i: usize) -> bool {
     matches!(
         a.tokens[i].norm.as_str(),
-        "ignored" | "ignore" | "gone" | "removed" | "dropped" | "obsolete" | "unsupported"
-            | "deprecated" | "retired" | "discarded" | "irrelevant" | "harmless" | "forbidden"
-            | "wrong" | "incorrect" | "false" | "untrue" | "invalid" | "illegal" | "prohibited"
+        "ignored"
+            | "ignore"
+            | "gone"
+            | "removed"
+            | "dropped"
+            | "obsolete"
+            | "unsupported"
+            | "deprecated"
+            | "retired"
+            | "discarded"
+            | "irrelevant"
+            | "harmless"
+            | "forbidden"
+            | "wrong"
+            | "incorrect"
+            | "false"
+            | "untrue"
+            | "invalid"
+            | "illegal"
+            | "prohibited"
     )
 }
 
@@ -735,40 +752,96 @@ fn guarded(a: &Analysis, s: usize, mine: &[usize], own: &[usize], guards: &[Grou
 /// misconception; it does not state it.
 fn attributed(a: &Analysis, claim: usize) -> bool {
     const HOLDERS: &[&str] = &[
-        "people", "some", "many", "folks", "others", "colleague", "colleagues", "candidates",
-        "somebody", "someone", "might", "would", "you'd", "tempting", "commonly", "often",
-        "usually", "naive", "naively", "newcomers", "beginners", "they",
+        "people",
+        "some",
+        "many",
+        "folks",
+        "others",
+        "colleague",
+        "colleagues",
+        "candidates",
+        "somebody",
+        "someone",
+        "might",
+        "would",
+        "you'd",
+        "tempting",
+        "commonly",
+        "often",
+        "usually",
+        "naive",
+        "naively",
+        "newcomers",
+        "beginners",
+        "they",
     ];
     const VIEWS: &[&str] = &[
-        "think", "thinks", "believe", "believes", "assume", "assumes", "expect", "expects",
-        "say", "says", "claim", "claims", "call", "calls", "quote", "quotes", "answer",
-        "answers", "suppose", "imagine", "confuse", "mistake", "guess", "reach",
+        "think", "thinks", "believe", "believes", "assume", "assumes", "expect", "expects", "say",
+        "says", "claim", "claims", "call", "calls", "quote", "quotes", "answer", "answers",
+        "suppose", "imagine", "confuse", "mistake", "guess", "reach",
     ];
     const MARKERS: &[&str] = &[
-        "myth", "misconception", "folklore", "seed", "legacy", "formerly", "previously",
-        "older", "earlier", "previous", "old",
+        "myth",
+        "misconception",
+        "folklore",
+        "seed",
+        "legacy",
+        "formerly",
+        "previously",
+        "older",
+        "earlier",
+        "previous",
+        "old",
     ];
     let toks: Vec<&Token> = a.tokens.iter().filter(|t| t.claim == claim).collect();
     let words: Vec<&str> = toks.iter().map(|t| t.norm.as_str()).collect();
     // "older revisions", "the old session model", "it's a myth": "old" must describe a
     // revision, a model or a spec, not a request ("the old request id" is this revision's).
-    let marked = words.iter().any(|w| matches!(*w, "older" | "legacy" | "formerly"))
+    let marked = words
+        .iter()
+        .any(|w| matches!(*w, "older" | "legacy" | "formerly"))
         || words.windows(2).any(|p| {
-        MARKERS.contains(&p[0])
-            && matches!(
-                p[1],
-                "revisions" | "revision" | "versions" | "version" | "spec" | "specs" | "model"
-                    | "drafts" | "draft" | "protocol" | "days" | "mcp" | "card" | "transport"
-                    | "sse" | "session" | "sessions" | "rules"
+            MARKERS.contains(&p[0])
+                && matches!(
+                    p[1],
+                    "revisions"
+                        | "revision"
+                        | "versions"
+                        | "version"
+                        | "spec"
+                        | "specs"
+                        | "model"
+                        | "drafts"
+                        | "draft"
+                        | "protocol"
+                        | "days"
+                        | "mcp"
+                        | "card"
+                        | "transport"
+                        | "sse"
+                        | "session"
+                        | "sessions"
+                        | "rules"
+                )
+        })
+        || words.iter().any(|w| {
+            matches!(
+                *w,
+                "myth"
+                    | "misconception"
+                    | "folklore"
+                    | "formerly"
+                    | "previously"
+                    | "mixup"
+                    | "trap"
+                    | "pitfall"
+                    | "misreading"
+                    | "confusion"
             )
-    }) || words.iter().any(|w| {
-        matches!(
-            *w,
-            "myth" | "misconception" | "folklore" | "formerly" | "previously" | "mixup"
-                | "mix" | "trap" | "pitfall" | "mistake" | "misreading" | "confusion"
-        )
-    })
-        || words.windows(2).any(|p| p == ["used", "to"]);
+        })
+        || words
+            .windows(2)
+            .any(|p| p == ["used", "to"] || p == ["common", "mistake"] || p == ["mix", "up"]);
     let held = words.iter().enumerate().any(|(i, w)| {
         HOLDERS.contains(w) && words[i + 1..].iter().take(4).any(|v| VIEWS.contains(v))
     });
@@ -806,7 +879,8 @@ pub fn ident_candidates(text: &str) -> Vec<(usize, usize)> {
 /// digits): plain words are never near misses.
 pub fn looks_like_identifier(w: &str) -> bool {
     let inner = w.get(1..).unwrap_or("");
-    w.chars().any(|c| matches!(c, '/' | '_' | '.') || c.is_ascii_digit())
+    w.chars()
+        .any(|c| matches!(c, '/' | '_' | '.') || c.is_ascii_digit())
         || inner.contains('-')
         || inner.chars().any(|c| c.is_uppercase())
 }
@@ -1037,7 +1111,11 @@ mod tests {
         assert!(!hits("Is the ack a handshake?", &r, Mode::Flag));
         assert!(!hits("It is a handshake, but it isn't.", &r, Mode::Flag));
         let r = rule(&[], &["Last-Event-ID", "send|honour"]);
-        assert!(!hits("Last-Event-ID: ignored, nothing to honour.", &r, Mode::Flag));
+        assert!(!hits(
+            "Last-Event-ID: ignored, nothing to honour.",
+            &r,
+            Mode::Flag
+        ));
     }
 
     #[test]

@@ -67,11 +67,7 @@ fn candidates(args: &Args, cx: &Context) -> Vec<String> {
 
 /// Whether every card `card` builds on (`after`) has been answered at least once. A key that
 /// names no loaded card does not hold anything back.
-pub fn ready(
-    card: &crate::card::Card,
-    lib: &Library,
-    states: &HashMap<String, CardState>,
-) -> bool {
+pub fn ready(card: &crate::card::Card, lib: &Library, states: &HashMap<String, CardState>) -> bool {
     card.after
         .iter()
         .all(|k| states.contains_key(k) || lib.card(k).is_none())

@@ -104,7 +104,7 @@ impl Shown {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::deck::model::Choice;
+    use crate::card::Choice;
 
     fn card(n: usize, right: &[usize]) -> Card {
         let mut c: Card = toml::from_str(

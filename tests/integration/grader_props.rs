@@ -13,11 +13,27 @@ fn answers() -> impl Strategy<Value = String> {
         // Domain words in random order, with negations and punctuation: the grader's hard cases.
         proptest::collection::vec(
             prop_oneof![
-                Just("not"), Just("no"), Just("but"), Just("handshake"), Just("replay"),
-                Just("Last-Event-ID"), Just("notifications/subscriptions/acknowledged"),
-                Just("server"), Just("assigns"), Just("id"), Just(","), Just(";"), Just("."),
-                Just("?"), Just("\n- "), Just("(") , Just(")"), Just("line 3"), Just("é"),
-                Just("io.modelcontextprotocol/subscriptionId"), Just("some people think"),
+                Just("not"),
+                Just("no"),
+                Just("but"),
+                Just("handshake"),
+                Just("replay"),
+                Just("Last-Event-ID"),
+                Just("notifications/subscriptions/acknowledged"),
+                Just("server"),
+                Just("assigns"),
+                Just("id"),
+                Just(","),
+                Just(";"),
+                Just("."),
+                Just("?"),
+                Just("\n- "),
+                Just("("),
+                Just(")"),
+                Just("line 3"),
+                Just("é"),
+                Just("io.modelcontextprotocol/subscriptionId"),
+                Just("some people think"),
             ],
             0..60,
         )
@@ -53,7 +69,9 @@ proptest! {
 #[test]
 fn a_megabyte_of_one_flag_word_is_graded_on_its_first_20000_bytes() {
     let lib = Library::embedded();
-    let (_, card) = lib.card("subscriptions/listen-first-message").expect("seed card");
+    let (_, card) = lib
+        .card("subscriptions/listen-first-message")
+        .expect("seed card");
     let flood = "handshake ".repeat(100_000);
     let g = grader::grade(card, &flood);
     assert!(g.truncated);

@@ -23,8 +23,15 @@ fn judged(key: &str, answer: &str, verdict: Verdict, flag: Option<&str>) {
     let g = grade(key, answer);
     assert_eq!(g.verdict, verdict, "{key}: {answer}\n{g:#?}");
     match flag {
-        Some(f) => assert!(flags(&g).iter().any(|x| x == f), "{key}: expected flag {f}: {answer}\n{g:#?}"),
-        None => assert!(g.red_flags.is_empty(), "{key}: false flag {:?}: {answer}", flags(&g)),
+        Some(f) => assert!(
+            flags(&g).iter().any(|x| x == f),
+            "{key}: expected flag {f}: {answer}\n{g:#?}"
+        ),
+        None => assert!(
+            g.red_flags.is_empty(),
+            "{key}: false flag {:?}: {answer}",
+            flags(&g)
+        ),
     }
 }
 
@@ -138,7 +145,13 @@ fn decks_eval_reports_agreement_and_the_held_out_part_apart() {
 fn decks_eval_json_has_both_parts() {
     let t = tempfile::tempdir().expect("tmp");
     let out = tutor(&t)
-        .args(["decks", "eval", "--json", "--card", "subscriptions/ack-no-replay"])
+        .args([
+            "decks",
+            "eval",
+            "--json",
+            "--card",
+            "subscriptions/ack-no-replay",
+        ])
         .assert()
         .success()
         .get_output()
