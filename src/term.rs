@@ -44,6 +44,45 @@ pub fn paint_err<T: Display>(text: T, style: Style) -> String {
         .to_string()
 }
 
+/// Whether whoever read our standard output has gone (`mcp-tutor decks list | head -1`).
+///
+/// Asked of the descriptor itself rather than guessed from an error's text: a pipe whose reader
+/// closed reports POLLERR on its write end. SIGPIPE stays ignored (Rust's default), so a server
+/// child or socket that goes away still surfaces as an error the command can explain.
+pub fn stdout_reader_gone() -> bool {
+    #[cfg(unix)]
+    {
+        let mut fd = libc::pollfd {
+            fd: libc::STDOUT_FILENO,
+            events: 0,
+            revents: 0,
+        };
+        // SAFETY: one valid pollfd, zero timeout; poll only writes `revents`.
+        let ready = unsafe { libc::poll(&raw mut fd, 1, 0) };
+        ready == 1 && fd.revents & (libc::POLLERR | libc::POLLHUP) != 0
+    }
+    #[cfg(not(unix))]
+    {
+        false
+    }
+}
+
+/// The exit status a shell gives a command its reader stopped listening to (128 + SIGPIPE).
+pub const READER_GONE: u8 = 141;
+
+/// Every command that prints ends quietly when its reader goes away: `println!` panics on a
+/// closed pipe and `writeln!(…)?` returns an error, and both end up here (the hook, or
+/// [`print_error`]'s caller) and become a silent exit 141 instead of a panic or an error.
+pub fn end_quietly_when_reader_leaves() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        if stdout_reader_gone() {
+            std::process::exit(i32::from(READER_GONE));
+        }
+        default(info);
+    }));
+}
+
 pub fn print_error(err: &anyhow::Error) {
     eprintln!("{} {err}", paint_err("error:", Style::new().red().bold()));
     for cause in err.chain().skip(1) {

@@ -11,3 +11,4 @@ mod quiz;
 mod quiz_support;
 mod serve;
 mod stats;
+mod term;
