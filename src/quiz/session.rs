@@ -247,8 +247,8 @@ impl Session {
                     if !self.args.interviewer {
                         self.screen.feedback(&card, &grade, seconds);
                     } else {
-                        self.screen.heading("interviewer's ticks");
-                        self.screen.feedback(&card, &grade, seconds);
+                        self.screen
+                            .feedback_as("interviewer's ticks", &card, &grade, seconds);
                     }
                     let _ = text;
                     match self.rate(&card, &sugg, effort.deeper_before, input)? {
@@ -676,7 +676,7 @@ impl Session {
                 .front()
                 .is_some_and(|(k, fu)| *fu && k.ends_with(&format!("/{f}")))
         }) {
-            self.screen.line(&dim("follow-up:"));
+            self.screen.followup_next = true;
         }
     }
 

@@ -39,7 +39,7 @@ fn piped_session_grades_explains_and_saves_every_rating() {
     assert!(stdout.contains("qz/first-message · free recall · targets 20 s basics / 40 s solid"));
     assert!(stdout.contains("finish with an empty line"));
     // The checklist with the matched span, then the model answers and the code.
-    assert!(stdout.contains("✓ names notifications/subscriptions/acknowledged (required) — you said “notifications/subscriptions/acknowledged”"), "{stdout}");
+    assert!(flat(&stdout).contains("✓ names notifications/subscriptions/acknowledged (required) — you said “notifications/subscriptions/acknowledged”"), "{stdout}");
     assert!(stdout.contains("── basics (~20 s)"));
     assert!(stdout.contains("── solid answer (~40 s)"));
     assert!(stdout.contains("── code (json)"));
@@ -75,10 +75,10 @@ fn a_red_flag_forces_again_and_brings_the_card_back() {
         "It is a handshake: notifications/subscriptions/acknowledged comes first.\n\n4\nquit\n";
     let out = session(home.path(), DAY1, &["--card", "qz/first-message"], script);
     assert!(
-        out.contains("⚑ RED FLAG calling it a handshake — you said “handshake”"),
+        flat(&out).contains("⚑ RED FLAG calling it a handshake — you said “handshake”"),
         "{out}"
     );
-    assert!(out.contains("correction: It is scoped to one stream; there is no initialize handshake. (SUB §Acknowledgment)"));
+    assert!(flat(&out).contains("correction: It is scoped to one stream; there is no initialize handshake. (SUB §Acknowledgment)"));
     assert!(
         out.contains("capped:"),
         "typing 4 after a red flag is capped: {out}"
@@ -245,6 +245,14 @@ fn interviewer_ticks_grade_the_card() {
     assert!(out.contains("r1. calling it a handshake"));
     assert!(out.contains("follow-ups asked next: first-followup"));
     assert!(out.contains("FAIL"));
+    // Only the interviewer's instructions: not the candidate's free-text ones beside them.
+    assert!(flat(&out).contains("Type the numbers of the points you heard"));
+    assert!(!out.contains("Answer in as many lines"), "{out}");
+    // The ticks section holds the ticks: its heading is followed by the verdict, not another
+    // heading.
+    let ticks = out.find("── interviewer's ticks").expect("ticks heading");
+    let next = out[ticks..].lines().nth(1).unwrap_or_default();
+    assert!(next.starts_with("verdict:"), "{out}");
     let log = export(home.path());
     assert_eq!(log[0]["mode"], "interviewer");
     assert_eq!(log[0]["rating"], "again");
@@ -478,9 +486,46 @@ fn filters_that_match_nothing_are_an_error_that_says_where_to_look() {
 /// escape codes, one line per state change.
 #[test]
 fn plain_transcript_layout() {
+    let out = transcript(&["--plain"]);
+    assert!(!out.contains('\u{1b}') && !out.contains('─') && !out.contains('✓'));
+    // What `--plain` promises: no decorative glyph a screen reader would read out.
+    for glyph in ['⏱', '“', '”', '—', '§'] {
+        assert!(!out.contains(glyph), "{glyph} in {out}");
+    }
+    // A follow-up says so in its own header, not on an orphan line before a blank one.
+    assert!(!out.lines().any(|l| l.trim() == "follow-up:"), "{out}");
+    assert!(out.contains("qz/first-followup · follow-up ·"), "{out}");
+    insta::assert_snapshot!(out);
+}
+
+/// The same session on terminals 60, 80 and 120 columns wide: prose filled to the width with
+/// hanging indents, method names and JSON never broken.
+#[test]
+fn transcript_layout_at_60_80_120_columns() {
+    for width in ["60", "80", "120"] {
+        let out = transcript(&["--width", width]);
+        let w: usize = width.parse().unwrap();
+        for line in out.lines() {
+            let long_word = line.split(' ').any(|word| word.chars().count() > w / 2);
+            assert!(
+                line.chars().count() <= w || long_word || line.contains("> "),
+                "line over {w} columns: {line}"
+            );
+        }
+        assert!(out.contains(
+            r#"  {"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged"}"#
+        ));
+        insta::assert_snapshot!(format!("transcript_layout_{width}"), out);
+    }
+}
+
+/// One scripted session on `qz/first-message` (a hint, a red flag, the follow-up, quit), with
+/// the data dir and the score masked.
+fn transcript(extra: &[&str]) -> String {
     let home = tempfile::tempdir().unwrap();
     let out = tutor(home.path(), DAY1)
-        .args(["--plain", "quiz", "--card", "qz/first-message"])
+        .args(extra)
+        .args(["quiz", "--card", "qz/first-message"])
         .write_stdin(
             "hint\nIt is a handshake: notifications/subscriptions/acknowledged.\n\n\n\
              time out and retry\n\n\nquit\n",
@@ -501,8 +546,7 @@ fn plain_transcript_layout() {
             _ => format!("{l}\n"),
         })
         .collect();
-    assert!(!out.contains('\u{1b}') && !out.contains('─') && !out.contains('✓'));
-    insta::assert_snapshot!(out);
+    out
 }
 
 #[test]

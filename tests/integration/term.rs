@@ -26,7 +26,11 @@ fn run_with_reader_gone(args: &[&str]) -> (Option<i32>, String) {
         if let Some(s) = child.try_wait().expect("wait") {
             break s;
         }
-        assert!(Instant::now() < deadline, "`{}` did not end", args.join(" "));
+        assert!(
+            Instant::now() < deadline,
+            "`{}` did not end",
+            args.join(" ")
+        );
         std::thread::sleep(Duration::from_millis(20));
     };
     let mut err = String::new();
@@ -44,7 +48,13 @@ fn every_printing_command_ends_quietly_when_its_reader_goes_away() {
         &["decks", "export", "--format", "md"],
         &["--decks", GOOD, "decks", "show", "demo/ack-first"],
         &["decks", "check"],
-        &["--decks", GOOD, "grade", "demo/ack-first", "the ack comes first"],
+        &[
+            "--decks",
+            GOOD,
+            "grade",
+            "demo/ack-first",
+            "the ack comes first",
+        ],
         &["--decks", GOOD, "grade", "--json", "demo/ack-first", "x"],
         &["stats"],
         &["lab", "--list"],
