@@ -117,7 +117,7 @@ pub fn run(args: Args, g: &Global) -> anyhow::Result<ExitCode> {
     let mut session = Session::prepare(args, g, screen)?;
     let stdin = std::io::stdin();
     let mut input: Box<dyn input::Input> = if stdin.is_terminal() {
-        Box::new(input::TtyInput::new()?)
+        Box::new(input::TtyInput::new(plain)?)
     } else {
         Box::new(input::LineInput::new(stdin.lock()))
     };

@@ -406,6 +406,56 @@ fn pty_session_answer_hint_undo_rate_quit_resume() {
     assert_eq!(rated(home.path()).len(), 2);
 }
 
+/// The answer clock ticks while the user thinks (no keypress needed), and a tick redrawing
+/// the prompt leaves what was typed before it intact. `--plain` shows no clock.
+#[test]
+fn pty_clock_ticks_without_a_keypress_and_keeps_the_typed_line() {
+    let home = tempfile::tempdir().unwrap();
+    let spawn = |extra: &[&str]| {
+        let mut c = Command::new(bin());
+        c.env_clear()
+            .env("MCP_TUTOR_HOME", home.path())
+            .env("MCP_TUTOR_NOW", DAY1)
+            .env("TZ", "UTC")
+            .env("NO_COLOR", "1")
+            .env("TERM", "xterm")
+            .env("HOME", home.path())
+            .arg("--decks")
+            .arg(fixtures())
+            .args(extra)
+            .args(["quiz", "--card", "qz/first-message"]);
+        rexpect::session::spawn_command(c, Some(30_000)).unwrap()
+    };
+    // rexpect reads the pty byte by byte as Latin-1, so `⏱` and `“` are matched as "any
+    // three bytes" (`.{3}`).
+    let mut p = spawn(&[]);
+    p.exp_string("] > ").unwrap();
+    p.exp_regex(r"> +.{3} 0:00").unwrap();
+    // Nothing typed: the face still turns.
+    p.exp_regex(r"> +.{3} 0:02").unwrap();
+    // Half a line, then a tick, then the rest: the tick redraws, the line buffer stays.
+    p.send("notifications/subscriptions/").unwrap();
+    p.flush().unwrap();
+    p.exp_regex(r"> notifications/subscriptions/ +.{3} 0:04")
+        .unwrap();
+    p.send_line("acknowledged comes first").unwrap();
+    p.exp_string("]  ... ").unwrap();
+    p.send_line("").unwrap();
+    p.exp_regex(r"you said\s+.{3}notifications/subscriptions/acknowledged.{3}")
+        .unwrap();
+    p.exp_string("easy > ").unwrap();
+    p.send_line("quit").unwrap();
+    p.exp_eof().unwrap();
+
+    let mut p = spawn(&["--plain"]);
+    p.exp_string("answer (targets 20 s / 40 s)> ").unwrap();
+    p.send_line("quit").unwrap();
+    let rest = p.exp_eof().unwrap();
+    // `⏱` is U+23F1: its UTF-8 bytes E2 8F B1, read as Latin-1.
+    assert!(!rest.contains("\u{e2}\u{8f}\u{b1}"), "{rest}");
+    assert!(rest.contains("quit"), "{rest}");
+}
+
 #[test]
 fn sigkill_mid_session_loses_no_rated_review() {
     let home = tempfile::tempdir().unwrap();

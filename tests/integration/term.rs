@@ -74,3 +74,33 @@ fn every_printing_command_ends_quietly_when_its_reader_goes_away() {
         );
     }
 }
+
+/// Keys that reach the lab in one read are all shown at once. rustyline 17 with an external
+/// printer waited for the terminal to become readable again before handling keys it had
+/// already buffered, so under arriving frames (or a fast typist) the screen ran one key late;
+/// rustyline 19 drains its buffer first.
+#[test]
+fn lab_shows_every_key_of_a_burst_without_waiting_for_the_next() {
+    let home = tempfile::tempdir().expect("temp dir");
+    let mut cmd = Command::new(assert_cmd::cargo::cargo_bin("mcp-tutor"));
+    // --plain keeps the screen ASCII, which rexpect's one-byte reads need.
+    cmd.args(["--plain", "lab"])
+        .env("MCP_TUTOR_HOME", home.path())
+        .env("HOME", home.path())
+        .env("NO_COLOR", "1")
+        .env("TERM", "xterm");
+    let mut p = rexpect::session::spawn_command(cmd, Some(15_000)).expect("lab in a pty");
+    p.exp_string("lab> ").expect("first prompt");
+    // The whole line, Enter included, in one write: if the last key waited for a next one,
+    // the listen would never be sent.
+    p.send("listen tools\r").expect("type");
+    p.flush().expect("flush");
+    p.exp_string("notifications/subscriptions/acknowledged")
+        .expect("the burst ran to its Enter with no further key");
+    p.exp_string("lab> ").expect("prompt again");
+    // A word no command hints at is echoed as typed: all of it, at once.
+    p.send("zzzq").expect("type");
+    p.flush().expect("flush");
+    p.exp_string("zzzq")
+        .expect("the whole burst is echoed with a stream open");
+}
