@@ -71,6 +71,10 @@ pub enum Command {
     Check(crate::check::Args),
     /// Run the bundled mock MCP server (Streamable HTTP or stdio), optionally with faults.
     Serve(crate::serve::Args),
+    /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
+    Completions(crate::completions::CompletionsArgs),
+    /// Print the manual page (roff) for `man`.
+    Man(crate::completions::ManArgs),
 }
 
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
@@ -84,5 +88,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Lab(a) => crate::lab::run(a, g),
         Command::Check(a) => crate::check::run(a, g),
         Command::Serve(a) => crate::serve::run(a, g),
+        Command::Completions(a) => crate::completions::completions(&a, g),
+        Command::Man(a) => crate::completions::man(&a),
     }
 }

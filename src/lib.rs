@@ -5,6 +5,7 @@
 
 pub mod check;
 pub mod cli;
+pub mod completions;
 pub mod deck;
 pub mod decks_cmd;
 pub mod grade_cmd;

@@ -104,3 +104,94 @@ fn lab_shows_every_key_of_a_burst_without_waiting_for_the_next() {
     p.exp_string("zzzq")
         .expect("the whole burst is echoed with a stream open");
 }
+
+fn tutor_out(args: &[&str]) -> String {
+    let home = tempfile::tempdir().expect("temp dir");
+    let out = assert_cmd::Command::cargo_bin("mcp-tutor")
+        .expect("binary")
+        .args(args)
+        .env("HOME", home.path())
+        .env("XDG_CONFIG_HOME", home.path())
+        .env("MCP_TUTOR_HOME", home.path().join("data"))
+        .timeout(Duration::from_secs(60))
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    String::from_utf8(out).expect("UTF-8")
+}
+
+/// What bash offers for `words`, the last one being completed, with the generated script
+/// sourced the way bash-completion does.
+fn bash_complete(script: &str, words: &[&str]) -> Vec<String> {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let file = dir.path().join("mcp-tutor.bash");
+    std::fs::write(&file, script).expect("write the script");
+    let cword = words.len() - 1;
+    let quoted: Vec<String> = words.iter().map(|w| format!("'{w}'")).collect();
+    let prog = format!(
+        "source '{}'; COMP_WORDS=({}); COMP_CWORD={cword}; _mcp__tutor mcp-tutor '{}' '{}'; \
+         printf '%s\\n' \"${{COMPREPLY[@]}}\"",
+        file.display(),
+        quoted.join(" "),
+        words[cword],
+        words[cword - 1]
+    );
+    let out = Command::new("bash")
+        .args(["-c", &prog])
+        .output()
+        .expect("bash runs");
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn bash_completes_card_ids_scenarios_and_subcommand_options() {
+    let script = tutor_out(&["--decks", GOOD, "completions", "bash"]);
+    let cards = bash_complete(&script, &["mcp-tutor", "quiz", "--card", "demo/ack-f"]);
+    assert_eq!(cards, ["demo/ack-first"]);
+    let cards = bash_complete(&script, &["mcp-tutor", "grade", "demo/ack-f"]);
+    assert_eq!(cards, ["demo/ack-first"]);
+    let cards = bash_complete(&script, &["mcp-tutor", "decks", "show", "demo/ack-f"]);
+    assert_eq!(cards, ["demo/ack-first"]);
+    let scenarios = bash_complete(&script, &["mcp-tutor", "lab", "--scenario", "ack"]);
+    assert_eq!(scenarios, ["ack-first"]);
+    let opts = bash_complete(&script, &["mcp-tutor", "stats", "--ex"]);
+    assert_eq!(opts, ["--exam"]);
+}
+
+#[test]
+fn every_shell_gets_a_script_and_man_gets_a_page() {
+    for (shell, card_listed) in [
+        ("bash", true),
+        ("zsh", true),
+        ("fish", true),
+        ("powershell", false),
+        ("elvish", false),
+    ] {
+        let script = tutor_out(&["--decks", GOOD, "completions", shell]);
+        assert!(script.contains("mcp-tutor"), "{shell}");
+        assert!(
+            script.contains("completions"),
+            "{shell} completes its subcommands"
+        );
+        assert_eq!(script.contains("demo/ack-first"), card_listed, "{shell}");
+    }
+    let page = tutor_out(&["man"]);
+    assert!(
+        page.starts_with(".ie") || page.contains(".TH mcp-tutor 1"),
+        "{page}"
+    );
+    assert!(page.contains(".SH SUBCOMMANDS"), "{page}");
+    // The pages it refers to exist.
+    assert!(page.contains("mcp\\-tutor\\-quiz(1)"), "{page}");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let dir_arg = dir.path().display().to_string();
+    tutor_out(&["man", "--out-dir", &dir_arg]);
+    for page in ["mcp-tutor.1", "mcp-tutor-quiz.1", "mcp-tutor-decks-show.1"] {
+        assert!(dir.path().join(page).is_file(), "{page}");
+    }
+}
