@@ -9,6 +9,8 @@ use owo_colors::{OwoColorize, Stream, Style};
 use crate::cli::{ColorChoice, Global};
 use crate::grader::Grade;
 
+pub mod markdown;
+
 static PLAIN: AtomicBool = AtomicBool::new(false);
 /// `--width`, or 0 for "ask the terminal".
 static WIDTH: AtomicUsize = AtomicUsize::new(0);
