@@ -87,6 +87,27 @@ pub fn hang(text: &str, width: usize) -> String {
     out
 }
 
+/// Like [`hang`], for output that mixes prose with laid-out lines: a line that holds JSON or
+/// wire text (`{`, `[`, `| data: …`) or draws a diagram (`│`) is left exactly as it is.
+pub fn hang_prose(text: &str, width: usize) -> String {
+    let mut out = String::new();
+    for line in text.split('\n') {
+        if !out.is_empty() {
+            out.push('\n');
+        }
+        let body = line.trim_start();
+        let laid_out = body.starts_with(['{', '[', '|', '│', '┌', '└', '├'])
+            || line.contains("{\"")
+            || line.contains('│');
+        if laid_out {
+            out.push_str(line);
+        } else {
+            out.push_str(&hang(line, width));
+        }
+    }
+    out
+}
+
 /// Multi-line text indented by `indent`, prose lines wrapped, anything that looks like code left
 /// as written: lines inside a ``` fence, lines that start with whitespace (already laid out),
 /// and JSON or table lines (`{`, `[`, `|`).

@@ -195,3 +195,47 @@ fn every_shell_gets_a_script_and_man_gets_a_page() {
         assert!(dir.path().join(page).is_file(), "{page}");
     }
 }
+
+/// The lab's narration is filled to 60, 80 and 120 columns with hanging indents, while wire
+/// text (`| data: {…}`) stays on one line however long.
+#[test]
+fn lab_output_fits_the_width_and_keeps_wire_lines_whole() {
+    for w in [60usize, 80, 120] {
+        let home = tempfile::tempdir().expect("temp dir");
+        let out = assert_cmd::Command::cargo_bin("mcp-tutor")
+            .expect("binary")
+            .args(["--width", &w.to_string(), "lab"])
+            .env("HOME", home.path())
+            .env("MCP_TUTOR_HOME", home.path().join("data"))
+            .env("NO_COLOR", "1")
+            .write_stdin("listen tools\nwire on\nchange tools\nclose all\n")
+            .timeout(Duration::from_secs(60))
+            .assert()
+            .success()
+            .get_output()
+            .stdout
+            .clone();
+        let out = String::from_utf8(out).expect("UTF-8");
+        let mut wrapped = 0;
+        let mut prev_indent = 0;
+        for line in out.lines() {
+            let indent = line.len() - line.trim_start().len();
+            let wire = line.trim_start().starts_with('|');
+            let long_word = line.split(' ').any(|word| word.chars().count() > w / 2);
+            assert!(
+                wire || long_word || line.chars().count() <= w,
+                "over {w} columns: {line}\n{out}"
+            );
+            if !wire && indent == prev_indent + 2 {
+                wrapped += 1;
+            }
+            prev_indent = indent;
+        }
+        assert!(wrapped > 0, "nothing wrapped at {w}:\n{out}");
+        assert!(
+            out.lines()
+                .any(|l| l.trim_start().starts_with("| data: {\"jsonrpc\"") && l.ends_with("}}}")),
+            "a whole wire line:\n{out}"
+        );
+    }
+}
