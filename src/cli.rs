@@ -46,6 +46,10 @@ pub enum Command {
     Serve(crate::serve::Args),
     /// Explain a rule (keyword, meaning, cards, check, lab, spec) or the rules behind a card.
     Why(crate::why_cmd::Args),
+    /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
+    Completions(crate::completions::CompletionsArgs),
+    /// Print the manual page (roff) for `man`.
+    Man(crate::completions::ManArgs),
 }
 
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
@@ -60,5 +64,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Why(a) => crate::why_cmd::run(a, g),
         Command::Check(a) => crate::check::run(a, g),
         Command::Serve(a) => crate::serve::run(a, g),
+        Command::Completions(a) => crate::completions::completions(&a, g),
+        Command::Man(a) => crate::completions::man(&a),
     }
 }

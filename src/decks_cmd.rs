@@ -205,7 +205,10 @@ fn show(g: &Global, key: &str) -> anyhow::Result<ExitCode> {
         .skip_while(|l| !l.starts_with("### "))
         .take_while(|l| *l != "---")
         .collect();
-    println!("{}", body.join("\n").trim_end());
+    let body = body.join("\n");
+    let text =
+        crate::term::markdown::render(body.trim_end(), crate::term::plain(), crate::term::width());
+    println!("{text}");
     Ok(ExitCode::SUCCESS)
 }
 

@@ -20,6 +20,10 @@ pub struct Global {
     /// Extra deck folder to load beside the built-in decks (repeatable).
     #[arg(long = "decks", global = true, value_name = "DIR")]
     pub deck_dirs: Vec<PathBuf>,
+    /// Wrap text to this many columns (default: the terminal's width, or 80 when output is not
+    /// a terminal).
+    #[arg(long, global = true, value_name = "COLUMNS")]
+    pub width: Option<usize>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -4,11 +4,10 @@ use std::io::Read;
 use std::process::ExitCode;
 
 use anyhow::{Context, bail};
-use owo_colors::{OwoColorize, Stream, Style};
 
 use crate::deck::Library;
 use crate::global::Global;
-use crate::grader::{self, Grade, Verdict};
+use crate::grader::{self, Grade};
 
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:\n  \
@@ -62,76 +61,24 @@ pub fn run(args: Args, g: &Global) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// The checklist a person reads; plain text when colour is off.
+/// The verdict line, then the checklist every command renders the same way (`term::checklist`).
 pub fn render(g: &Grade) -> String {
-    use std::fmt::Write as _;
-    let mut out = String::new();
-    let verdict = match g.verdict {
-        Verdict::Pass => paint("PASS", Style::new().green().bold()),
-        Verdict::Partial => paint("PARTIAL", Style::new().yellow().bold()),
-        Verdict::Fail => paint("FAIL", Style::new().red().bold()),
-    };
-    let _ = writeln!(
-        out,
-        "{}  {verdict}  score {:.0}%  suggested rating: {:?}",
-        g.card,
-        g.score * 100.0,
-        g.suggested_rating
-    );
-    for p in &g.points {
-        let mark = if p.hit {
-            paint("[x]", Style::new().green())
-        } else {
-            paint("[ ]", Style::new().red())
-        };
-        let req = if p.required { "" } else { " (optional)" };
-        let seen = p
-            .span
-            .as_ref()
-            .filter(|_| p.hit)
-            .map(|s| format!("  — \"{}\"", s.text))
-            .unwrap_or_default();
-        let _ = writeln!(
-            out,
-            "  {mark} {}{req}{}",
-            p.label,
-            paint(seen, Style::new().dimmed())
-        );
-    }
-    for f in &g.red_flags {
-        let _ = writeln!(
-            out,
-            "  {} {} — you said \"{}\"",
-            paint("[!]", Style::new().red().bold()),
-            f.label,
-            f.span.text
-        );
-        let spec = if f.spec.is_empty() {
-            String::new()
-        } else {
-            format!(" ({})", f.spec)
-        };
-        let _ = writeln!(
-            out,
-            "      {} {}{spec}",
-            paint("correction:", Style::new().bold()),
-            f.correction
-        );
-    }
-    for n in &g.near_misses {
-        let _ = writeln!(
-            out,
-            "  {} close: you wrote `{}`, the name is `{}`",
-            paint("[~]", Style::new().yellow()),
-            n.found,
-            n.expected
-        );
-    }
-    out
+    render_to(g, crate::term::plain(), crate::term::width())
 }
 
-/// Colour only when `term::init` decided colour is on (NO_COLOR, `--color`, non-terminal).
-fn paint(text: impl std::fmt::Display, style: Style) -> String {
-    text.if_supports_color(Stream::Stdout, |t| t.style(style))
-        .to_string()
+/// [`render`] for a given mode and width (snapshot tests pin both).
+pub fn render_to(g: &Grade, plain: bool, width: usize) -> String {
+    use crate::term::ink;
+    let mut out = format!(
+        "{}  {}  score {:.0}%  suggested rating: {}\n",
+        g.card,
+        ink::verdict(g.verdict),
+        g.score.max(0.0) * 100.0 + 0.0,
+        crate::scheduler::rating_str(g.suggested_rating)
+    );
+    for line in crate::term::checklist(g, plain, width) {
+        out.push_str(&line);
+        out.push('\n');
+    }
+    out
 }

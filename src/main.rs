@@ -4,10 +4,12 @@ use clap::Parser;
 use mcp_tutor::{cli, term};
 
 fn main() -> ExitCode {
+    term::end_quietly_when_reader_leaves();
     let cli = cli::Cli::parse();
-    term::init(cli.global.color, cli.global.plain);
+    term::init(cli.global.color, cli.global.plain, cli.global.width);
     match cli::run(cli) {
         Ok(code) => code,
+        Err(_) if term::stdout_reader_gone() => ExitCode::from(term::READER_GONE),
         Err(err) => {
             term::print_error(&err);
             ExitCode::from(2)

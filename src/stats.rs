@@ -370,15 +370,16 @@ fn pct(n: usize, of: usize) -> String {
 }
 
 /// The report as text (printed in one write, so a closed pipe is no panic).
-fn render(s: &Stats, plain: bool) -> String {
+fn render(s: &Stats, plain: bool, width: usize) -> String {
     use std::fmt::Write as _;
     let mut o = String::new();
+    // Every line is filled to the terminal's width with a hanging indent.
     macro_rules! println {
         ($($t:tt)*) => {{
-            let _ = writeln!(o, $($t)*);
+            let _ = writeln!(o, "{}", crate::term::hang(&format!($($t)*), width));
         }};
     }
-    use crate::quiz::render::{bold, dim, red};
+    use crate::term::ink::{bad as red, faint as dim, strong as bold};
     macro_rules! head {
         ($t:expr) => {{
             let t: &str = $t;
@@ -515,7 +516,7 @@ pub fn run(args: Args, g: &Global) -> anyhow::Result<ExitCode> {
     let text = if args.json {
         serde_json::to_string_pretty(&stats)? + "\n"
     } else {
-        render(&stats, crate::term::plain())
+        render(&stats, crate::term::plain(), crate::term::width())
     };
     let mut out = std::io::stdout().lock();
     // `stats | head` closes the pipe early: that is not an error.

@@ -1,19 +1,25 @@
-//! Terminal manners in one place: whether to colour, how to paint, and how errors are printed.
+//! Terminal manners in one place: whether to colour, the palette, how wide to wrap, the grade
+//! checklist every command shows the same way, and how errors are printed.
 
 use std::fmt::Display;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use owo_colors::{OwoColorize, Stream, Style};
 
 use crate::global::ColorChoice;
+use crate::grader::Grade;
+
+pub mod markdown;
 
 static PLAIN: AtomicBool = AtomicBool::new(false);
+/// `--width`, or 0 for "ask the terminal".
+static WIDTH: AtomicUsize = AtomicUsize::new(0);
 
 /// Decide colour once, before anything prints.
 ///
 /// `auto` sets no override, so owo-colors asks each stream on its own: stdout piped into a file
 /// loses its colour while stderr on the terminal keeps it, and NO_COLOR / TERM=dumb are honoured.
-pub fn init(color: ColorChoice, plain: bool) {
+pub fn init(color: ColorChoice, plain: bool, width: Option<usize>) {
     match (plain, color) {
         (true, _) | (_, ColorChoice::Never) => owo_colors::set_override(false),
         (false, ColorChoice::Always) => owo_colors::set_override(true),
@@ -25,11 +31,240 @@ pub fn init(color: ColorChoice, plain: bool) {
         }
     }
     PLAIN.store(plain, Ordering::Relaxed);
+    WIDTH.store(width.unwrap_or(0), Ordering::Relaxed);
 }
 
 /// Screen-reader mode: no box drawing, no cursor tricks, one line per state change.
 pub fn plain() -> bool {
     PLAIN.load(Ordering::Relaxed)
+}
+
+/// The columns prose is wrapped to: `--width`, else the terminal's width, else 80 (a pipe or a
+/// file, so a transcript reads the same wherever it was made).
+pub fn width() -> usize {
+    match WIDTH.load(Ordering::Relaxed) {
+        0 => terminal_size::terminal_size_of(std::io::stdout())
+            .map_or(80, |(terminal_size::Width(w), _)| usize::from(w)),
+        w => w,
+    }
+    .max(MIN_WIDTH)
+}
+
+/// Narrower than this, hanging indents leave no room for words.
+const MIN_WIDTH: usize = 30;
+
+/// `text` filled to [`width`]: the first line starts with `first`, the rest with `rest`, so a
+/// list item keeps its hanging indent. Breaks only at spaces and never inside a word, so a
+/// method name, a `code span` or a URL is never split (a longer one overflows instead).
+pub fn wrap(text: &str, first: &str, rest: &str) -> String {
+    wrap_to(text, first, rest, width())
+}
+
+/// [`wrap`] to an explicit width (snapshot tests pin it).
+pub fn wrap_to(text: &str, first: &str, rest: &str, width: usize) -> String {
+    let opts = textwrap::Options::new(width)
+        .initial_indent(first)
+        .subsequent_indent(rest)
+        .break_words(false)
+        .word_separator(textwrap::WordSeparator::AsciiSpace)
+        .word_splitter(textwrap::WordSplitter::NoHyphenation);
+    textwrap::fill(text, opts)
+}
+
+/// One laid-out line filled to `width`, its continuation lines hanging two columns deeper
+/// than its own indent (so `  missed 2 of 3  …` stays visibly one item). Multi-line input is
+/// filled line by line.
+pub fn hang(text: &str, width: usize) -> String {
+    let mut out = String::new();
+    for line in text.split('\n') {
+        if !out.is_empty() {
+            out.push('\n');
+        }
+        let body = line.trim_start_matches(' ');
+        let indent = &line[..line.len() - body.len()];
+        out.push_str(&wrap_to(body, indent, &format!("{indent}  "), width));
+    }
+    out
+}
+
+/// Like [`hang`], for output that mixes prose with laid-out lines: a line that holds JSON or
+/// wire text (`{`, `[`, `| data: …`) or draws a diagram (`│`) is left exactly as it is.
+pub fn hang_prose(text: &str, width: usize) -> String {
+    let mut out = String::new();
+    for line in text.split('\n') {
+        if !out.is_empty() {
+            out.push('\n');
+        }
+        let body = line.trim_start();
+        let laid_out = body.starts_with(['{', '[', '|', '│', '┌', '└', '├'])
+            || line.contains("{\"")
+            || line.contains('│');
+        if laid_out {
+            out.push_str(line);
+        } else {
+            out.push_str(&hang(line, width));
+        }
+    }
+    out
+}
+
+/// Multi-line text indented by `indent`, prose lines wrapped, anything that looks like code left
+/// as written: lines inside a ``` fence, lines that start with whitespace (already laid out),
+/// and JSON or table lines (`{`, `[`, `|`).
+pub fn wrap_block_to(text: &str, indent: &str, width: usize) -> String {
+    let mut out = String::new();
+    let mut fenced = false;
+    for line in text.trim_end().lines() {
+        if !out.is_empty() {
+            out.push('\n');
+        }
+        let fence = line.trim_start().starts_with("```");
+        if fence {
+            fenced = !fenced;
+        }
+        let verbatim = fence
+            || fenced
+            || line.starts_with([' ', '\t', '{', '[', '|', '}', ']'])
+            || line.trim().is_empty();
+        if verbatim {
+            out.push_str(indent);
+            out.push_str(line);
+        } else {
+            out.push_str(&wrap_to(line, indent, indent, width));
+        }
+    }
+    out
+}
+
+/// Screen-reader text for `--plain`: decorative glyphs read aloud as noise, so they become the
+/// plain characters or words they stand for.
+pub fn unglyph(text: &str) -> String {
+    text.replace(['“', '”'], "\"")
+        .replace(['‘', '’'], "'")
+        .replace(" — ", " - ")
+        .replace('—', "-")
+        .replace("§", "section ")
+        .replace("⏱ ", "")
+        .replace('⏱', "")
+}
+
+/// The palette: what each colour means, so every command paints a meaning the same way.
+/// Meaning is always carried by words or marks as well; colour only adds to it.
+pub mod ink {
+    use owo_colors::Style;
+
+    /// Hit, passed, done.
+    pub fn good(s: &str) -> String {
+        super::paint(s, Style::new().green())
+    }
+    /// Missed, failed, a misconception.
+    pub fn bad(s: &str) -> String {
+        super::paint(s, Style::new().red())
+    }
+    /// Partly there, close, worth a second look.
+    pub fn warn(s: &str) -> String {
+        super::paint(s, Style::new().yellow())
+    }
+    /// Headings and names to find at a glance.
+    pub fn strong(s: &str) -> String {
+        super::paint(s, Style::new().bold())
+    }
+    /// Asides: sources, hints on how to answer, what you said.
+    pub fn faint(s: &str) -> String {
+        super::paint(s, Style::new().dimmed())
+    }
+    /// Help the program offers (a hint, a notice).
+    pub fn note(s: &str) -> String {
+        super::paint(s, Style::new().cyan())
+    }
+    /// A verdict word, bold in its meaning's colour.
+    pub fn verdict(v: crate::grader::Verdict) -> String {
+        use crate::grader::Verdict;
+        let (word, style) = match v {
+            Verdict::Pass => ("PASS", Style::new().green().bold()),
+            Verdict::Partial => ("PARTIAL", Style::new().yellow().bold()),
+            Verdict::Fail => ("FAIL", Style::new().red().bold()),
+        };
+        super::paint(word, style)
+    }
+}
+
+/// The grade checklist, one renderer for `grade` and the quiz: each key point hit or missed,
+/// each red flag with its correction, each near miss. Marks are symbols on a terminal and words
+/// with `plain` (a screen reader says "hit" better than "check mark"). Lines are wrapped to
+/// `width` with the text hanging under the first word after the mark.
+pub fn checklist(g: &Grade, plain: bool, width: usize) -> Vec<String> {
+    let quote = |s: &str| {
+        if plain {
+            format!("\"{}\"", s.trim())
+        } else {
+            format!("“{}”", s.trim())
+        }
+    };
+    let dash = if plain { " -" } else { " —" };
+    let mut out = Vec::new();
+    let item = |mark: String, bare: &str, text: String| {
+        let hang = " ".repeat(2 + bare.chars().count() + 1);
+        wrap_to(&text, &format!("  {mark} "), &hang, width)
+    };
+    for p in &g.points {
+        let req = if p.required { " (required)" } else { "" };
+        if p.hit {
+            let said = p
+                .span
+                .as_ref()
+                .map(|s| ink::faint(&format!("{dash} you said {}", quote(&s.text))))
+                .unwrap_or_default();
+            let bare = if plain { "hit:" } else { "✓" };
+            out.push(item(
+                ink::good(bare),
+                bare,
+                format!("{}{req}{said}", p.label),
+            ));
+        } else {
+            let bare = if plain { "missed:" } else { "✗" };
+            out.push(item(ink::bad(bare), bare, format!("{}{req}", p.label)));
+        }
+    }
+    for f in &g.red_flags {
+        let bare = if plain { "red flag:" } else { "⚑ RED FLAG" };
+        out.push(item(
+            ink::bad(bare),
+            bare,
+            format!(
+                "{}{dash} you said {}",
+                ink::strong(&f.label),
+                quote(&f.span.text)
+            ),
+        ));
+        let spec = if f.spec.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", f.spec)
+        };
+        out.push(wrap_to(
+            &format!("correction: {}{spec}", f.correction),
+            "      ",
+            "        ",
+            width,
+        ));
+    }
+    for n in &g.near_misses {
+        let bare = if plain { "near miss:" } else { "≈" };
+        out.push(item(
+            ink::warn(bare),
+            bare,
+            format!(
+                "close: you wrote `{}`, the exact name is `{}` (not counted)",
+                n.found, n.expected
+            ),
+        ));
+    }
+    if plain {
+        out.iter().map(|l| unglyph(l)).collect()
+    } else {
+        out
+    }
 }
 
 /// `text` in `style` when stdout takes colour, as it is otherwise.
@@ -42,6 +277,45 @@ pub fn paint<T: Display>(text: T, style: Style) -> String {
 pub fn paint_err<T: Display>(text: T, style: Style) -> String {
     text.if_supports_color(Stream::Stderr, |t| t.style(style))
         .to_string()
+}
+
+/// Whether whoever read our standard output has gone (`mcp-tutor decks list | head -1`).
+///
+/// Asked of the descriptor itself rather than guessed from an error's text: a pipe whose reader
+/// closed reports POLLERR on its write end. SIGPIPE stays ignored (Rust's default), so a server
+/// child or socket that goes away still surfaces as an error the command can explain.
+pub fn stdout_reader_gone() -> bool {
+    #[cfg(unix)]
+    {
+        let mut fd = libc::pollfd {
+            fd: libc::STDOUT_FILENO,
+            events: 0,
+            revents: 0,
+        };
+        // SAFETY: one valid pollfd, zero timeout; poll only writes `revents`.
+        let ready = unsafe { libc::poll(&raw mut fd, 1, 0) };
+        ready == 1 && fd.revents & (libc::POLLERR | libc::POLLHUP) != 0
+    }
+    #[cfg(not(unix))]
+    {
+        false
+    }
+}
+
+/// The exit status a shell gives a command its reader stopped listening to (128 + SIGPIPE).
+pub const READER_GONE: u8 = 141;
+
+/// Every command that prints ends quietly when its reader goes away: `println!` panics on a
+/// closed pipe and `writeln!(…)?` returns an error, and both end up here (the hook, or
+/// [`print_error`]'s caller) and become a silent exit 141 instead of a panic or an error.
+pub fn end_quietly_when_reader_leaves() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        if stdout_reader_gone() {
+            std::process::exit(i32::from(READER_GONE));
+        }
+        default(info);
+    }));
 }
 
 pub fn print_error(err: &anyhow::Error) {

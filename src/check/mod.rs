@@ -147,7 +147,9 @@ pub fn run(args: Args, _g: &Global) -> anyhow::Result<ExitCode> {
     if args.json {
         writeln!(out, "{}", serde_json::to_string_pretty(&report.to_json())?)?;
     } else {
-        write!(out, "{}", render_text(&report))?;
+        // Filled to the terminal with a hanging indent; each rule still starts its own line.
+        let text = crate::term::hang(&render_text(&report), crate::term::width());
+        write!(out, "{text}")?;
     }
     let (_, failed, _) = report.counts();
     Ok(if failed > 0 {

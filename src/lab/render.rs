@@ -99,7 +99,8 @@ fn ascii_punctuation(s: String) -> String {
 
 /// One event as text, ending in a newline (empty for events that show nothing).
 pub fn render(ev: &Event, look: Look) -> String {
-    let text = render_styled(ev, look);
+    // Filled to the terminal with hanging indents; wire text, JSON and the timeline as drawn.
+    let text = crate::term::hang_prose(&render_styled(ev, look), crate::term::width());
     if look.plain {
         ascii_punctuation(text)
     } else {

@@ -2,15 +2,16 @@
 //! when standard input is a pipe or a file (so a session can be scripted).
 
 use std::io::{BufRead, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use rustyline::error::ReadlineError;
 use rustyline::hint::Hinter;
 use rustyline::history::DefaultHistory;
 use rustyline::{
     Cmd, Completer, ConditionalEventHandler, Context, Editor, Event, EventContext, EventHandler,
-    Helper, Highlighter, KeyEvent, RepeatCount, Validator,
+    ExternalPrinter, Helper, Highlighter, KeyEvent, RepeatCount, Validator,
 };
 
 /// One line from the user.
@@ -84,32 +85,115 @@ impl ConditionalEventHandler for OneKey {
     }
 }
 
-type Clock = Arc<Mutex<Option<(Instant, u32, u32)>>>;
+/// The running answer clock: when it started and its face for every second from then on.
+struct Running {
+    start: Instant,
+    faces: Arc<Vec<String>>,
+}
+
+type Clock = Arc<Mutex<Option<Running>>>;
+
+/// The clock's faces are drawn for this long; past it the last face stays.
+const CLOCK_FACES: u64 = 60 * 60;
+
+/// Every face of the clock for targets `basics` and `solid`, padded to one width so a redraw
+/// never changes the line's layout.
+fn faces(basics: u32, solid: u32) -> Vec<String> {
+    const OVER: &str = " (over time: capped at hard)";
+    const PAST: &str = " (past the basics target)";
+    let pad = OVER.len().max(PAST.len());
+    (0..=CLOCK_FACES)
+        .map(|secs| {
+            let state = if secs > u64::from(solid) {
+                OVER
+            } else if secs > u64::from(basics) {
+                PAST
+            } else {
+                ""
+            };
+            format!("   ⏱ {}:{:02}{state:<pad$}", secs / 60, secs % 60)
+        })
+        .collect()
+}
+
+/// A hint that reads the clock when it is drawn, not when it is made: rustyline keeps the hint
+/// from the last keystroke and redraws it on every tick, so the face must be the current one.
+struct ClockFace {
+    start: Instant,
+    faces: Arc<Vec<String>>,
+}
+
+impl rustyline::hint::Hint for ClockFace {
+    fn display(&self) -> &str {
+        let at = usize::try_from(self.start.elapsed().as_secs()).unwrap_or(usize::MAX);
+        self.faces
+            .get(at.min(self.faces.len().saturating_sub(1)))
+            .map_or("", String::as_str)
+    }
+
+    fn completion(&self) -> Option<&str> {
+        None
+    }
+}
 
 /// The running answer clock, drawn after the cursor as a rustyline hint: it is redrawn on every
-/// keystroke and erased when the line is accepted, so it never ends up in the transcript.
+/// keystroke and every second (see [`tick`]) and erased when the line is accepted, so it never
+/// ends up in the transcript. `--plain` shows none (a screen reader would read every tick).
 #[derive(Helper, Completer, Highlighter, Validator)]
 struct ClockHint {
     clock: Clock,
+    plain: bool,
 }
 
 impl Hinter for ClockHint {
-    type Hint = String;
+    type Hint = ClockFace;
 
-    fn hint(&self, line: &str, pos: usize, _ctx: &Context<'_>) -> Option<String> {
-        if pos < line.len() {
+    fn hint(&self, line: &str, pos: usize, _ctx: &Context<'_>) -> Option<ClockFace> {
+        if self.plain || pos < line.len() {
             return None;
         }
-        let (start, basics, solid) = (*self.clock.lock().ok()?)?;
-        let secs = start.elapsed().as_secs();
-        let state = if secs > u64::from(solid) {
-            " (over time: capped at hard)"
-        } else if secs > u64::from(basics) {
-            " (past the basics target)"
-        } else {
-            ""
+        let guard = self.clock.lock().ok()?;
+        let running = guard.as_ref()?;
+        Some(ClockFace {
+            start: running.start,
+            faces: running.faces.clone(),
+        })
+    }
+}
+
+/// What the ticker asks rustyline to print: cursor up one row, then the newline rustyline
+/// insists on after an external message, so the cursor is back where it was and nothing
+/// scrolls. What the tick buys is the redraw that follows it: prompt, line buffer untouched,
+/// and a freshly read [`ClockFace`].
+const TICK: &str = "\x1b[A\n";
+
+/// Redraws the prompt once a second while a clock runs and a line is being read, through
+/// rustyline's external printer (the only way into its read loop from another thread). Ends
+/// when the [`TtyInput`] that owns the clock is dropped.
+fn tick(clock: &Clock, reading: &Arc<AtomicBool>, mut printer: impl ExternalPrinter) {
+    let clock = Arc::downgrade(clock);
+    let reading = Arc::downgrade(reading);
+    loop {
+        let wait = {
+            let (Some(clock), Some(reading)) = (clock.upgrade(), reading.upgrade()) else {
+                return;
+            };
+            let start = clock.lock().ok().and_then(|c| c.as_ref().map(|r| r.start));
+            match start {
+                Some(start) if reading.load(Ordering::SeqCst) => {
+                    // Outside raw mode rustyline would write the tick straight to the
+                    // terminal; `reading` is cleared as soon as readline returns.
+                    if printer.print(TICK.to_string()).is_err() {
+                        return;
+                    }
+                    // Wake on the next whole second of the clock, so the face turns on time.
+                    let into = start.elapsed().subsec_nanos();
+                    Duration::from_nanos(u64::from(1_000_000_000 - into.min(999_999_999)))
+                }
+                _ => Duration::from_millis(200),
+            }
         };
-        Some(format!("   ⏱ {}:{:02}{state}", secs / 60, secs % 60))
+        std::thread::sleep(wait);
     }
 }
 
@@ -117,14 +201,16 @@ pub struct TtyInput {
     editor: Editor<ClockHint, DefaultHistory>,
     one_key: Arc<Mutex<OneKeyState>>,
     clock: Clock,
+    reading: Arc<AtomicBool>,
 }
 
 impl TtyInput {
-    pub fn new() -> anyhow::Result<TtyInput> {
+    pub fn new(plain: bool) -> anyhow::Result<TtyInput> {
         let mut editor = Editor::<ClockHint, DefaultHistory>::new()?;
         let clock: Clock = Arc::new(Mutex::new(None));
         editor.set_helper(Some(ClockHint {
             clock: clock.clone(),
+            plain,
         }));
         let one_key = Arc::new(Mutex::new(OneKeyState::default()));
         for key in ['1', '2', '3', '4'] {
@@ -136,10 +222,18 @@ impl TtyInput {
                 })),
             );
         }
+        let reading = Arc::new(AtomicBool::new(false));
+        // No printer (not a terminal, or an unsupported one): the clock still redraws on
+        // every keystroke.
+        if !plain && let Ok(printer) = editor.create_external_printer() {
+            let (clock, reading) = (clock.clone(), reading.clone());
+            std::thread::spawn(move || tick(&clock, &reading, printer));
+        }
         Ok(TtyInput {
             editor,
             one_key,
             clock,
+            reading,
         })
     }
 
@@ -154,13 +248,18 @@ impl TtyInput {
 impl Input for TtyInput {
     fn timer(&mut self, targets: Option<(u32, u32)>) {
         if let Ok(mut c) = self.clock.lock() {
-            *c = targets.map(|(b, s)| (Instant::now(), b, s));
+            *c = targets.map(|(b, s)| Running {
+                start: Instant::now(),
+                faces: Arc::new(faces(b, s)),
+            });
         }
     }
 
     fn read(&mut self, prompt: &str, one_key: bool) -> anyhow::Result<Line> {
         self.arm(one_key);
+        self.reading.store(true, Ordering::SeqCst);
         let res = self.editor.readline(prompt);
+        self.reading.store(false, Ordering::SeqCst);
         let pressed = self.one_key.lock().ok().and_then(|mut s| s.pressed.take());
         self.arm(false);
         match res {

@@ -113,10 +113,12 @@ pub fn card_hash(card: &crate::card::Card) -> String {
 
 pub fn run(args: Args, g: &Global) -> anyhow::Result<ExitCode> {
     let plain = crate::term::plain();
-    let mut session = Session::prepare(args, g, render::Screen::stdout(plain))?;
+    let mut screen = render::Screen::stdout(plain);
+    screen.interviewer = args.interviewer;
+    let mut session = Session::prepare(args, g, screen)?;
     let stdin = std::io::stdin();
     let mut input: Box<dyn input::Input> = if stdin.is_terminal() {
-        Box::new(input::TtyInput::new()?)
+        Box::new(input::TtyInput::new(plain)?)
     } else {
         Box::new(input::LineInput::new(stdin.lock()))
     };
@@ -133,6 +135,9 @@ pub fn first_question(args: Args, g: &Global, out: Box<dyn std::io::Write>) -> a
         render::Screen {
             w: out,
             plain: false,
+            width: 80,
+            followup_next: false,
+            interviewer: false,
         },
     )?;
     session.show_first();

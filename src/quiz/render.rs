@@ -9,29 +9,10 @@ use crate::card::{Card, CardKind};
 use crate::grader::{Grade, Rating, choice_label, order_display};
 use crate::scheduler::rating_str;
 
-pub fn green(s: &str) -> String {
-    s.if_supports_color(Stream::Stdout, |t| t.green())
-        .to_string()
-}
-pub fn red(s: &str) -> String {
-    s.if_supports_color(Stream::Stdout, |t| t.red()).to_string()
-}
-pub fn yellow(s: &str) -> String {
-    s.if_supports_color(Stream::Stdout, |t| t.yellow())
-        .to_string()
-}
-pub fn bold(s: &str) -> String {
-    s.if_supports_color(Stream::Stdout, |t| t.bold())
-        .to_string()
-}
-pub fn dim(s: &str) -> String {
-    s.if_supports_color(Stream::Stdout, |t| t.dimmed())
-        .to_string()
-}
-pub fn cyan(s: &str) -> String {
-    s.if_supports_color(Stream::Stdout, |t| t.cyan())
-        .to_string()
-}
+// The quiz paints with the one palette (`term::ink`); these names keep its call sites short.
+pub use crate::term::ink::{
+    bad as red, faint as dim, good as green, note as cyan, strong as bold, warn as yellow,
+};
 
 pub fn kind_name(k: CardKind) -> &'static str {
     match k {
@@ -61,6 +42,14 @@ pub fn targets(card: &Card) -> (u32, u32) {
 pub struct Screen {
     pub w: Box<dyn Write>,
     pub plain: bool,
+    /// Columns prose is wrapped to (`term::width()` for the real screen).
+    pub width: usize,
+    /// The next question follows up on the one just answered: its header says so (a label on
+    /// a line of its own read as an orphan, cut off from the question by the blank line).
+    pub followup_next: bool,
+    /// `--interviewer`: the rubric says how to answer (ticks), so the candidate's free-text
+    /// instructions are not shown beside it.
+    pub interviewer: bool,
 }
 
 impl Screen {
@@ -68,11 +57,33 @@ impl Screen {
         Screen {
             w: Box::new(std::io::stdout()),
             plain,
+            width: crate::term::width(),
+            followup_next: false,
+            interviewer: false,
         }
     }
 
+    /// One line filled to the screen's width, continuing two columns deeper than it starts.
     pub fn line(&mut self, s: &str) {
-        let _ = writeln!(self.w, "{s}");
+        let wrapped = crate::term::hang(s, self.width);
+        self.verbatim(&wrapped);
+    }
+
+    /// Text already laid out (code, a transcript, wrapped prose): written as given, except that
+    /// `--plain` reads decorative glyphs as plain text.
+    pub fn verbatim(&mut self, s: &str) {
+        if self.plain {
+            let _ = writeln!(self.w, "{}", crate::term::unglyph(s));
+        } else {
+            let _ = writeln!(self.w, "{s}");
+        }
+    }
+
+    /// Prose filled to the screen's width, `first` before the first line and `rest` before the
+    /// others (a hanging indent).
+    pub fn para(&mut self, text: &str, first: &str, rest: &str) {
+        let wrapped = crate::term::wrap_to(text, first, rest, self.width);
+        self.verbatim(&wrapped);
     }
 
     pub fn blank(&mut self) {
@@ -95,18 +106,29 @@ impl Screen {
         }
     }
 
-    /// Indented multi-line text.
+    /// Indented multi-line text: prose wrapped, code and JSON lines as written.
     pub fn block(&mut self, text: &str) {
+        let wrapped = crate::term::wrap_block_to(text, "  ", self.width);
+        self.verbatim(&wrapped);
+    }
+
+    /// Indented code, never wrapped.
+    pub fn code(&mut self, text: &str) {
         for l in text.trim_end().lines() {
-            self.line(&format!("  {l}"));
+            self.verbatim(&format!("  {l}"));
         }
     }
 
     pub fn question(&mut self, pos: (usize, usize), key: &str, card: &Card, note: Option<&str>) {
         let (b, s) = targets(card);
         self.blank();
+        let followup = if std::mem::take(&mut self.followup_next) {
+            " · follow-up"
+        } else {
+            ""
+        };
         let head = format!(
-            "[{}/{}] {key} · {} · targets {b} s basics / {s} s solid",
+            "[{}/{}] {key}{followup} · {} · targets {b} s basics / {s} s solid",
             pos.0,
             pos.1,
             kind_name(card.kind)
@@ -117,56 +139,64 @@ impl Screen {
             self.line(&bold(&format!("━━ {head}")));
         }
         if let Some(t) = &card.tension {
-            self.line(&format!(
-                "{} {t}",
-                yellow("spec tension (the spec is ambiguous here):")
-            ));
+            self.para(
+                &format!(
+                    "{} {t}",
+                    yellow("spec tension (the spec is ambiguous here):")
+                ),
+                "",
+                "  ",
+            );
         }
         if let Some(n) = note {
-            self.line(&yellow(n));
+            self.para(&yellow(n), "", "  ");
         }
         self.block(&card.question);
         match card.kind {
             CardKind::Choice => {
                 for (i, c) in card.choices.iter().enumerate() {
-                    self.line(&format!("  {}. {}", choice_label(i), c.text));
+                    self.para(&c.text, &format!("  {}. ", choice_label(i)), "     ");
                 }
             }
             CardKind::Order => {
                 // The grader reads "3 1 2" against this same display order.
                 for (shown, item) in order_display(card).iter().enumerate() {
                     if let Some(text) = card.items.get(*item) {
-                        self.line(&format!("  {}. {text}", shown + 1));
+                        self.para(text, &format!("  {}. ", shown + 1), "     ");
                     }
                 }
             }
             CardKind::Cloze => {
+                // Cloze text is often JSON: never wrapped.
                 if let Some(text) = &card.cloze {
-                    self.block(&blank_cloze(text));
+                    self.code(&blank_cloze(text));
                 }
             }
             CardKind::SpotTheBug => {
                 if let Some(t) = &card.transcript {
                     self.line(&dim(&format!("  ({})", t.lang)));
                     for (i, l) in t.text.trim_end().lines().enumerate() {
-                        self.line(&format!("  {:>3} | {l}", i + 1));
+                        self.verbatim(&format!("  {:>3} | {l}", i + 1));
                     }
                 }
             }
             CardKind::Recall | CardKind::NameIt => {}
         }
-        self.line(&dim(how_to_answer(card.kind)));
+        if !self.interviewer {
+            self.para(&dim(how_to_answer(card.kind)), "", "");
+        }
         self.flush();
     }
 
     pub fn feedback(&mut self, card: &Card, grade: &Grade, seconds: f32) {
+        self.feedback_as("your answer", card, grade, seconds);
+    }
+
+    /// [`Screen::feedback`] under another section title (the interviewer's ticks).
+    pub fn feedback_as(&mut self, title: &str, card: &Card, grade: &Grade, seconds: f32) {
         let (b, s) = targets(card);
-        self.heading("your answer");
-        let verdict = match grade.verdict {
-            crate::grader::Verdict::Pass => green("PASS"),
-            crate::grader::Verdict::Partial => yellow("PARTIAL"),
-            crate::grader::Verdict::Fail => red("FAIL"),
-        };
+        self.heading(title);
+        let verdict = crate::term::ink::verdict(grade.verdict);
         let timing = if seconds > s as f32 {
             red(&format!("{seconds:.0} s (over the {s} s target)"))
         } else if seconds > b as f32 {
@@ -181,48 +211,17 @@ impl Screen {
             // `+ 0.0` turns a negative zero into "0%".
             grade.score.max(0.0) * 100.0 + 0.0
         ));
-        for p in &grade.points {
-            let req = if p.required { " (required)" } else { "" };
-            if p.hit {
-                let span = p
-                    .span
-                    .as_ref()
-                    .map(|s| format!(" — you said “{}”", s.text.trim()))
-                    .unwrap_or_default();
-                let mark = if self.plain { "hit:" } else { "✓" };
-                self.line(&format!("  {} {}{req}{}", green(mark), p.label, dim(&span)));
-            } else {
-                let mark = if self.plain { "missed:" } else { "✗" };
-                self.line(&format!("  {} {}{req}", red(mark), p.label));
-            }
-        }
-        for f in &grade.red_flags {
-            let mark = if self.plain {
-                "red flag:"
-            } else {
-                "⚑ RED FLAG"
-            };
-            self.line(&format!(
-                "  {} {} — you said “{}”",
-                red(mark),
-                bold(&f.label),
-                f.span.text.trim()
-            ));
-            self.line(&format!("      correction: {} ({})", f.correction, f.spec));
-        }
-        for n in &grade.near_misses {
-            let mark = if self.plain { "near miss:" } else { "≈" };
-            self.line(&format!(
-                "  {} close: you wrote `{}`, the exact name is `{}` (not counted)",
-                yellow(mark),
-                n.found,
-                n.expected
-            ));
+        for l in crate::term::checklist(grade, self.plain, self.width) {
+            self.verbatim(&l);
         }
         if card.kind == CardKind::Choice {
             for (i, c) in card.choices.iter().enumerate() {
                 let tag = if c.correct { "right" } else { "wrong" };
-                self.line(&format!("  {}. {tag}: {}", choice_label(i), c.why));
+                self.para(
+                    &format!("{tag}: {}", c.why),
+                    &format!("  {}. ", choice_label(i)),
+                    "     ",
+                );
             }
         }
         if card.kind == CardKind::Order
@@ -243,7 +242,7 @@ impl Screen {
         }
         if let Some(code) = &card.code {
             self.heading(&format!("code ({})", code.lang));
-            self.block(&code.text);
+            self.code(&code.text);
         }
         self.flush();
     }

@@ -250,8 +250,8 @@ impl Session {
                     if !self.args.interviewer {
                         self.screen.feedback(&shown.card, &grade, seconds);
                     } else {
-                        self.screen.heading("interviewer's ticks");
-                        self.screen.feedback(&shown.card, &grade, seconds);
+                        self.screen
+                            .feedback_as("interviewer's ticks", &shown.card, &grade, seconds);
                     }
                     let _ = text;
                     let stored = shown.canonical(&card, &grade);
@@ -704,7 +704,7 @@ impl Session {
                 .front()
                 .is_some_and(|(k, fu)| *fu && k.ends_with(&format!("/{f}")))
         }) {
-            self.screen.line(&dim("follow-up:"));
+            self.screen.followup_next = true;
         }
     }
 

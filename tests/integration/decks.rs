@@ -209,9 +209,11 @@ fn show_prints_one_card_with_its_followups() {
         .success()
         .stdout(contains("What must an MCP server send first"))
         .stdout(contains(
-            "- names notifications/subscriptions/acknowledged (required)",
+            "• names notifications/subscriptions/acknowledged (required)",
         ))
-        .stdout(contains("**Solid answer (~40 s)**"))
+        .stdout(contains("\nSolid answer (~40 s)\n"))
+        .stdout(contains("**").not())
+        .stdout(contains("###").not())
         .stdout(contains("Does the acknowledgement replay"))
         .stdout(contains("Which are filter fields?").not());
 }
@@ -255,18 +257,34 @@ fn readme_deck_format_examples_pass_check() {
         ));
 }
 
-/// One card as `decks show` prints it.
+/// One card as `decks show` draws it for a terminal, at 60, 80 and 120 columns and in
+/// `--plain` words.
 #[test]
 fn show_layout() {
     let t = tmp();
-    let out = tutor(&t)
-        .args(["--decks", GOOD, "decks", "show", "demo/bug-early-change"])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    insta::assert_snapshot!(String::from_utf8_lossy(&out));
+    for (width, plain) in [("60", false), ("80", false), ("120", false), ("80", true)] {
+        let mut cmd = tutor(&t);
+        if plain {
+            cmd.arg("--plain");
+        }
+        let out = cmd
+            .args([
+                "--width",
+                width,
+                "--decks",
+                GOOD,
+                "decks",
+                "show",
+                "demo/ack-first",
+            ])
+            .assert()
+            .success()
+            .get_output()
+            .stdout
+            .clone();
+        let name = format!("show_layout_{width}{}", if plain { "_plain" } else { "" });
+        insta::assert_snapshot!(name, String::from_utf8_lossy(&out));
+    }
 }
 
 #[test]

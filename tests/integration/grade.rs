@@ -49,10 +49,8 @@ fn cli_prints_a_checklist_and_exits_zero_on_fail() {
         .assert()
         .success()
         .stdout(contains("demo/ack-first  FAIL"))
-        .stdout(contains(
-            "[ ] names notifications/subscriptions/acknowledged",
-        ))
-        .stdout(contains("[!] calls the acknowledgement a handshake"))
+        .stdout(contains("✗ names notifications/subscriptions/acknowledged"))
+        .stdout(contains("⚑ RED FLAG calls the acknowledgement a handshake"))
         .stdout(contains("correction: It is per-stream"));
 }
 
@@ -424,24 +422,37 @@ fn unicode_forms_and_smart_punctuation() {
     assert_eq!(span.text, "notifications/subscriptions/acknowledged");
 }
 
-/// The checklist layout a person reads (colour off).
+/// The checklist layout a person reads (colour off), filled to 60, 80 and 120 columns with
+/// hanging indents, and in `--plain` words.
 #[test]
 fn checklist_layout() {
     let t = tempfile::tempdir().expect("tmp");
-    let out = tutor(&t)
-        .args([
-            "--decks",
-            GOOD,
-            "grade",
-            "demo/ack-first",
-            "The server must first send notifications/subscription/acknowledge; it is the initialize handshake, and silence would be ambiguous.",
-        ])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    insta::assert_snapshot!(String::from_utf8_lossy(&out));
+    for (width, plain) in [("60", false), ("80", false), ("120", false), ("80", true)] {
+        let mut cmd = tutor(&t);
+        if plain {
+            cmd.arg("--plain");
+        }
+        let out = cmd
+            .args([
+                "--width",
+                width,
+                "--decks",
+                GOOD,
+                "grade",
+                "demo/ack-first",
+                "The server must first send notifications/subscription/acknowledge; it is the initialize handshake, and silence would be ambiguous.",
+            ])
+            .assert()
+            .success()
+            .get_output()
+            .stdout
+            .clone();
+        let name = format!(
+            "checklist_layout_{width}{}",
+            if plain { "_plain" } else { "" }
+        );
+        insta::assert_snapshot!(name, String::from_utf8_lossy(&out));
+    }
 }
 
 const CLOZE_JSON: &str = "tests/fixtures/decks/cloze-json";

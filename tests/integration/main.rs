@@ -11,5 +11,7 @@ mod lab_pty;
 mod progress;
 mod quiz;
 mod quiz_support;
+mod readme;
 mod serve;
 mod stats;
+mod term;

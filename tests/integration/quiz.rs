@@ -39,7 +39,7 @@ fn piped_session_grades_explains_and_saves_every_rating() {
     assert!(stdout.contains("qz/first-message · free recall · targets 20 s basics / 40 s solid"));
     assert!(stdout.contains("finish with an empty line"));
     // The checklist with the matched span, then the model answers and the code.
-    assert!(stdout.contains("✓ names notifications/subscriptions/acknowledged (required) — you said “notifications/subscriptions/acknowledged”"), "{stdout}");
+    assert!(flat(&stdout).contains("✓ names notifications/subscriptions/acknowledged (required) — you said “notifications/subscriptions/acknowledged”"), "{stdout}");
     assert!(stdout.contains("── basics (~20 s)"));
     assert!(stdout.contains("── solid answer (~40 s)"));
     assert!(stdout.contains("── code (json)"));
@@ -75,10 +75,10 @@ fn a_red_flag_forces_again_and_brings_the_card_back() {
         "It is a handshake: notifications/subscriptions/acknowledged comes first.\n\n4\nquit\n";
     let out = session(home.path(), DAY1, &["--card", "qz/first-message"], script);
     assert!(
-        out.contains("⚑ RED FLAG calling it a handshake — you said “handshake”"),
+        flat(&out).contains("⚑ RED FLAG calling it a handshake — you said “handshake”"),
         "{out}"
     );
-    assert!(out.contains("correction: It is scoped to one stream; there is no initialize handshake. (SUB §Acknowledgment)"));
+    assert!(flat(&out).contains("correction: It is scoped to one stream; there is no initialize handshake. (SUB §Acknowledgment)"));
     assert!(
         out.contains("capped:"),
         "typing 4 after a red flag is capped: {out}"
@@ -245,6 +245,14 @@ fn interviewer_ticks_grade_the_card() {
     assert!(out.contains("r1. calling it a handshake"));
     assert!(out.contains("follow-ups asked next: first-followup"));
     assert!(out.contains("FAIL"));
+    // Only the interviewer's instructions: not the candidate's free-text ones beside them.
+    assert!(flat(&out).contains("Type the numbers of the points you heard"));
+    assert!(!out.contains("Answer in as many lines"), "{out}");
+    // The ticks section holds the ticks: its heading is followed by the verdict, not another
+    // heading.
+    let ticks = out.find("── interviewer's ticks").expect("ticks heading");
+    let next = out[ticks..].lines().nth(1).unwrap_or_default();
+    assert!(next.starts_with("verdict:"), "{out}");
     let log = export(home.path());
     assert_eq!(log[0]["mode"], "interviewer");
     assert_eq!(log[0]["rating"], "again");
@@ -398,6 +406,56 @@ fn pty_session_answer_hint_undo_rate_quit_resume() {
     assert_eq!(rated(home.path()).len(), 2);
 }
 
+/// The answer clock ticks while the user thinks (no keypress needed), and a tick redrawing
+/// the prompt leaves what was typed before it intact. `--plain` shows no clock.
+#[test]
+fn pty_clock_ticks_without_a_keypress_and_keeps_the_typed_line() {
+    let home = tempfile::tempdir().unwrap();
+    let spawn = |extra: &[&str]| {
+        let mut c = Command::new(bin());
+        c.env_clear()
+            .env("MCP_TUTOR_HOME", home.path())
+            .env("MCP_TUTOR_NOW", DAY1)
+            .env("TZ", "UTC")
+            .env("NO_COLOR", "1")
+            .env("TERM", "xterm")
+            .env("HOME", home.path())
+            .arg("--decks")
+            .arg(fixtures())
+            .args(extra)
+            .args(["quiz", "--card", "qz/first-message"]);
+        rexpect::session::spawn_command(c, Some(30_000)).unwrap()
+    };
+    // rexpect reads the pty byte by byte as Latin-1, so `⏱` and `“` are matched as "any
+    // three bytes" (`.{3}`).
+    let mut p = spawn(&[]);
+    p.exp_string("] > ").unwrap();
+    p.exp_regex(r"> +.{3} 0:00").unwrap();
+    // Nothing typed: the face still turns.
+    p.exp_regex(r"> +.{3} 0:02").unwrap();
+    // Half a line, then a tick, then the rest: the tick redraws, the line buffer stays.
+    p.send("notifications/subscriptions/").unwrap();
+    p.flush().unwrap();
+    p.exp_regex(r"> notifications/subscriptions/ +.{3} 0:04")
+        .unwrap();
+    p.send_line("acknowledged comes first").unwrap();
+    p.exp_string("]  ... ").unwrap();
+    p.send_line("").unwrap();
+    p.exp_regex(r"you said\s+.{3}notifications/subscriptions/acknowledged.{3}")
+        .unwrap();
+    p.exp_string("easy > ").unwrap();
+    p.send_line("quit").unwrap();
+    p.exp_eof().unwrap();
+
+    let mut p = spawn(&["--plain"]);
+    p.exp_string("answer (targets 20 s / 40 s)> ").unwrap();
+    p.send_line("quit").unwrap();
+    let rest = p.exp_eof().unwrap();
+    // `⏱` is U+23F1: its UTF-8 bytes E2 8F B1, read as Latin-1.
+    assert!(!rest.contains("\u{e2}\u{8f}\u{b1}"), "{rest}");
+    assert!(rest.contains("quit"), "{rest}");
+}
+
 #[test]
 fn sigkill_mid_session_loses_no_rated_review() {
     let home = tempfile::tempdir().unwrap();
@@ -478,9 +536,46 @@ fn filters_that_match_nothing_are_an_error_that_says_where_to_look() {
 /// escape codes, one line per state change.
 #[test]
 fn plain_transcript_layout() {
+    let out = transcript(&["--plain"]);
+    assert!(!out.contains('\u{1b}') && !out.contains('─') && !out.contains('✓'));
+    // What `--plain` promises: no decorative glyph a screen reader would read out.
+    for glyph in ['⏱', '“', '”', '—', '§'] {
+        assert!(!out.contains(glyph), "{glyph} in {out}");
+    }
+    // A follow-up says so in its own header, not on an orphan line before a blank one.
+    assert!(!out.lines().any(|l| l.trim() == "follow-up:"), "{out}");
+    assert!(out.contains("qz/first-followup · follow-up ·"), "{out}");
+    insta::assert_snapshot!(out);
+}
+
+/// The same session on terminals 60, 80 and 120 columns wide: prose filled to the width with
+/// hanging indents, method names and JSON never broken.
+#[test]
+fn transcript_layout_at_60_80_120_columns() {
+    for width in ["60", "80", "120"] {
+        let out = transcript(&["--width", width]);
+        let w: usize = width.parse().unwrap();
+        for line in out.lines() {
+            let long_word = line.split(' ').any(|word| word.chars().count() > w / 2);
+            assert!(
+                line.chars().count() <= w || long_word || line.contains("> "),
+                "line over {w} columns: {line}"
+            );
+        }
+        assert!(out.contains(
+            r#"  {"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged"}"#
+        ));
+        insta::assert_snapshot!(format!("transcript_layout_{width}"), out);
+    }
+}
+
+/// One scripted session on `qz/first-message` (a hint, a red flag, the follow-up, quit), with
+/// the data dir and the score masked.
+fn transcript(extra: &[&str]) -> String {
     let home = tempfile::tempdir().unwrap();
     let out = tutor(home.path(), DAY1)
-        .args(["--plain", "quiz", "--card", "qz/first-message"])
+        .args(extra)
+        .args(["quiz", "--card", "qz/first-message"])
         .write_stdin(
             "hint\nIt is a handshake: notifications/subscriptions/acknowledged.\n\n\n\
              time out and retry\n\n\nquit\n",
@@ -501,8 +596,7 @@ fn plain_transcript_layout() {
             _ => format!("{l}\n"),
         })
         .collect();
-    assert!(!out.contains('\u{1b}') && !out.contains('─') && !out.contains('✓'));
-    insta::assert_snapshot!(out);
+    out
 }
 
 #[test]

@@ -86,3 +86,9 @@ pub fn rated(home: &Path) -> Vec<(String, String)> {
 }
 
 pub const GOOD_FIRST: &str = "The server must send notifications/subscriptions/acknowledged first, before any change notification.";
+
+/// `text` with every run of whitespace as one space: asserts on wrapped prose read the words,
+/// not where the terminal width broke the lines.
+pub fn flat(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}

@@ -143,3 +143,37 @@ fn stats_on_an_empty_store() {
     assert!(s["true_retention"]["rate"].is_null());
     assert!(s["exam"].is_null());
 }
+
+/// The report filled to 60, 80 and 120 columns: no line over the width unless one word is,
+/// and a wrapped line continues deeper than it started (a hanging indent).
+#[test]
+fn stats_report_fits_the_width_with_hanging_indents() {
+    let home = tempfile::tempdir().unwrap();
+    history(home.path());
+    for w in [60usize, 80, 120] {
+        let out = tutor(home.path(), "2026-12-09T10:30:00Z")
+            .args(["--width", &w.to_string(), "stats", "--exam", "2026-12-20"])
+            .assert()
+            .success()
+            .get_output()
+            .stdout
+            .clone();
+        let out = String::from_utf8(out).unwrap();
+        let lines: Vec<&str> = out.lines().collect();
+        for l in &lines {
+            assert!(
+                l.chars().count() <= w || l.split(' ').any(|word| word.chars().count() > w / 2),
+                "over {w}: {l}\n{out}"
+            );
+        }
+        let indent = |l: &str| l.len() - l.trim_start().len();
+        let wrapped = lines
+            .windows(2)
+            .filter(|p| indent(p[1]) == indent(p[0]) + 2)
+            .count();
+        if w == 60 {
+            assert!(wrapped > 0, "at 60 columns something wraps:\n{out}");
+        }
+        assert!(out.contains("Your recurring misconceptions"));
+    }
+}
