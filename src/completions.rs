@@ -12,7 +12,8 @@ use anyhow::Context;
 use clap::builder::PossibleValuesParser;
 use clap::{Command, CommandFactory};
 
-use crate::cli::{Cli, Global};
+use crate::cli::Cli;
+use crate::global::Global;
 use crate::deck::Library;
 
 #[derive(Debug, clap::Args)]
@@ -89,7 +90,7 @@ struct Values {
 
 impl Values {
     fn load(g: &Global) -> Values {
-        let lib = Library::load(g);
+        let lib = Library::load(&g.deck_dirs);
         let cards = lib
             .cards()
             .map(|(d, c)| format!("{}/{}", d.meta.id, c.id))

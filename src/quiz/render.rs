@@ -3,8 +3,6 @@
 
 use std::io::Write;
 
-use owo_colors::{OwoColorize, Stream};
-
 use crate::card::{Card, CardKind};
 use crate::grader::{Grade, Rating, choice_label, order_display};
 use crate::scheduler::rating_str;
