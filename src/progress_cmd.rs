@@ -158,6 +158,14 @@ fn reset(store: &Store, target: Option<String>, all: bool, yes: bool) -> anyhow:
     let target = if all { None } else { target };
     let cards = store.cards_matching(target.as_deref())?;
     let what = target.as_deref().unwrap_or("every card");
+    if cards.is_empty() && target.is_none() {
+        // Asking to forget everything when nothing is recorded already has its result.
+        println!(
+            "nothing to reset: no reviews are recorded yet in {}.",
+            store.path().display()
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
     if cards.is_empty() {
         eprintln!(
             "nothing to reset: no progress recorded for `{what}` (cards are DECK/CARD, decks DECK; see `mcp-tutor progress export`)"

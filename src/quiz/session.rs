@@ -37,6 +37,8 @@ struct Rated {
     review_id: i64,
     key: String,
     rating: Rating,
+    /// A red flag queued the card to come back: `undo` takes that back too.
+    reask_queued: bool,
 }
 
 /// One answered question, for the interview report and the summary.
@@ -50,6 +52,9 @@ struct Outcome {
     missed_required: Vec<String>,
     red_flags: Vec<(String, String)>,
     followup: bool,
+    /// The card was already answered in this session (a red flag brought it back): the
+    /// report counts questions, so this answer is a note on the first one, not a new line.
+    reask: bool,
 }
 
 enum Step {
@@ -283,7 +288,8 @@ impl Session {
     fn intro(&mut self) {
         let what = match self.mode {
             Mode::Cram => "cram (the schedule is not touched)".to_string(),
-            Mode::Interview => format!("mock interview, {} questions", self.queue.len()),
+            // The question count follows on the same line.
+            Mode::Interview => "mock interview".to_string(),
             Mode::Exam => format!(
                 "review ranked for your exam on {}",
                 self.args.exam.map(|d| d.to_string()).unwrap_or_default()
@@ -612,6 +618,7 @@ impl Session {
             review_id: id,
             key: key.to_string(),
             rating: r,
+            reask_queued: false,
         });
         self.hashes
             .insert(key.to_string(), (super::card_hash(card), now));
@@ -626,7 +633,9 @@ impl Session {
         };
         self.screen
             .line(&format!("{} {} · {saved}", green("saved:"), rating_str(r)));
+        let reask = self.outcomes.iter().any(|o| o.key == key);
         self.outcomes.push(Outcome {
+            reask,
             key: key.to_string(),
             question: card.question.lines().next().unwrap_or("").to_string(),
             verdict: grade.verdict,
@@ -656,6 +665,9 @@ impl Session {
                 *n += 1;
                 let at = self.queue.len().min(3);
                 self.queue.insert(at, (key.to_string(), false));
+                if let Some(last) = self.rated.last_mut() {
+                    last.reask_queued = true;
+                }
                 self.screen.line(&format!(
                     "{} this card comes back later in this session.",
                     red("red flag:")
@@ -697,6 +709,15 @@ impl Session {
                 if let Ok(s) = self.store.states() {
                     self.states = s;
                 }
+                if last.reask_queued {
+                    // The re-ask belonged to the rating just taken back.
+                    if let Some(i) = self.queue.iter().position(|(k, _)| *k == last.key) {
+                        self.queue.remove(i);
+                    }
+                    if let Some(n) = self.reasks.get_mut(&last.key) {
+                        *n = n.saturating_sub(1);
+                    }
+                }
                 self.queue.push_front((last.key.clone(), false));
                 self.screen.line(&format!(
                     "{} took back `{}` on {}; asking it again.",
@@ -731,17 +752,23 @@ impl Session {
             self.store.path().display()
         ));
         if !self.queue.is_empty() {
-            self.screen.line(&format!(
-                "{} more waiting: run `mcp-tutor quiz` again to resume.",
-                self.queue.len()
-            ));
+            let n = self.queue.len();
+            let line = match self.mode {
+                // Only review keeps a schedule to come back to; cram and interview start afresh.
+                Mode::Cram => format!(
+                    "{n} more not practised; cram keeps no queue, so the next cram starts afresh."
+                ),
+                Mode::Interview => format!("{n} more questions not asked in this interview."),
+                _ => format!("{n} more waiting: run `mcp-tutor quiz` again to resume."),
+            };
+            self.screen.line(&line);
         }
         self.screen.flush();
     }
 
     fn report(&mut self) {
         self.screen.heading("interview report");
-        let main: Vec<&Outcome> = self.outcomes.iter().collect();
+        let main: Vec<&Outcome> = self.outcomes.iter().filter(|o| !o.reask).collect();
         let passed = main
             .iter()
             .filter(|o| o.verdict == Verdict::Pass && o.seconds <= o.solid_target as f32)
@@ -771,6 +798,18 @@ impl Session {
                 }
                 if o.seconds > o.solid_target as f32 {
                     s.push_str("\n      too slow for an interview answer");
+                }
+                for again in self.outcomes.iter().filter(|a| a.reask && a.key == o.key) {
+                    let ok = again.verdict == Verdict::Pass
+                        && again.seconds <= again.solid_target as f32;
+                    s.push_str(&format!(
+                        "\n      asked again after the red flag: {}",
+                        if ok {
+                            "right this time"
+                        } else {
+                            "still not right"
+                        }
+                    ));
                 }
                 s
             })

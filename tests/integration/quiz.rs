@@ -219,7 +219,7 @@ fn interview_mode_ends_with_a_report() {
         &["interview", "-n", "2", "--deck", "qz"],
         &script,
     );
-    assert!(out.contains("mock interview, 2 questions"), "{out}");
+    assert!(out.contains("mock interview · 2 questions ·"), "{out}");
     assert!(out.contains("interview report"));
     assert!(out.contains("would pass: qz/first-message"), "{out}");
     assert!(out.contains("would not pass: qz/first-followup"), "{out}");
@@ -548,4 +548,85 @@ fn two_sessions_at_once_lose_no_review() {
     assert_eq!((cram_rows, review_rows), (12, 2), "{log:?}");
     let ids: std::collections::HashSet<_> = log.iter().map(|r| r["id"].as_i64().unwrap()).collect();
     assert_eq!(ids.len(), log.len());
+}
+
+#[test]
+fn undo_takes_back_the_red_flag_re_ask_too() {
+    let home = tempfile::tempdir().unwrap();
+    // A red flag (rated `again`, the card is queued to come back), then `undo` at the
+    // follow-up, then a good answer: the card must not come back a third time.
+    let script = format!(
+        "It is a handshake: notifications/subscriptions/acknowledged comes first.\n\n\n\
+         undo\n{GOOD_FIRST}\n\n\ntime out and retry\n\n\n"
+    );
+    let out = session(home.path(), DAY1, &["--card", "qz/first-message"], &script);
+    assert!(out.contains("comes back later in this session"), "{out}");
+    assert!(
+        out.contains("took back `again` on qz/first-message"),
+        "{out}"
+    );
+    assert_eq!(count(&out, "] qz/first-message ·"), 2, "{out}");
+    assert_eq!(
+        rated(home.path()),
+        vec![
+            ("qz/first-message".into(), "easy".into()),
+            ("qz/first-followup".into(), "easy".into())
+        ]
+    );
+}
+
+#[test]
+fn the_interview_report_counts_questions_not_re_asks() {
+    let home = tempfile::tempdir().unwrap();
+    let script = format!(
+        "It is a handshake: notifications/subscriptions/acknowledged comes first.\n\n\n\
+         time out and retry\n\n\n{GOOD_FIRST}\n\n\n"
+    );
+    let out = session(
+        home.path(),
+        DAY1,
+        &["interview", "-n", "1", "--card", "qz/first-message"],
+        &script,
+    );
+    assert!(out.contains("mock interview · 1 question ·"), "{out}");
+    assert!(!out.contains("question · 1 question"), "{out}");
+    // Asked three times (question, follow-up, re-ask), but two questions were put.
+    assert_eq!(count(&out, "] qz/first-message ·"), 2, "{out}");
+    assert!(
+        out.contains("1 of 2 answers would pass an interviewer"),
+        "{out}"
+    );
+    assert!(
+        out.contains("asked again after the red flag: right this time"),
+        "{out}"
+    );
+    assert!(out.contains("session: 3 rated"), "{out}");
+}
+
+#[test]
+fn a_quit_cram_session_does_not_promise_a_resume() {
+    let home = tempfile::tempdir().unwrap();
+    let out = session(home.path(), DAY1, &["cram", "--deck", "qz"], "quit\n");
+    assert!(!out.contains("to resume"), "{out}");
+    assert!(out.contains("3 more not practised"), "{out}");
+}
+
+#[test]
+fn a_name_it_card_keeps_its_own_short_target() {
+    let home = tempfile::tempdir().unwrap();
+    let good = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/decks/good");
+    let out = tutor(home.path(), DAY1)
+        .arg("--decks")
+        .arg(good)
+        .args(["quiz", "cram", "--card", "demo/ack-name"])
+        .write_stdin("notifications/subscriptions/acknowledged\n\n")
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let out = String::from_utf8(out).unwrap();
+    assert!(out.contains("targets 5 s basics / 5 s solid"), "{out}");
+    // The pinned 5 s answer is within the 5 s target, not over it.
+    assert!(out.contains("5 s (within the 5 s basics)"), "{out}");
 }
