@@ -119,6 +119,9 @@ pub fn until(from: DateTime<Utc>, to: DateTime<Utc>) -> String {
 
 impl Session {
     pub fn prepare(args: Args, g: &Global, screen: Screen) -> anyhow::Result<Session> {
+        if let Some(d) = args.exam {
+            scheduler::check_exam_date(d, scheduler::now())?;
+        }
         let lib = Library::load(g);
         let store = super::open_store(g, args.retention)?;
         let mode_arg = args.mode;

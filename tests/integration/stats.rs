@@ -143,3 +143,58 @@ fn stats_on_an_empty_store() {
     assert!(s["true_retention"]["rate"].is_null());
     assert!(s["exam"].is_null());
 }
+
+#[test]
+fn a_card_failed_minutes_ago_is_weak_and_due_today() {
+    let home = tempfile::tempdir().unwrap();
+    // Graduated with `easy` on day 1, failed on day 9 at 09:00: relearning, back at 09:10.
+    session(
+        home.path(),
+        DAY1,
+        &["--tag", "meta"],
+        "io.modelcontextprotocol/subscriptionId\n4\n",
+    );
+    session(
+        home.path(),
+        "2026-12-07T09:00:00Z",
+        &["--tag", "meta"],
+        "io.modelcontextprotocol/subscriptionid\n1\n",
+    );
+    let now = "2026-12-07T09:03:00Z";
+    let s = stats_json(home.path(), now, &[]);
+    let weak = &s["weakest_cards"][0];
+    assert_eq!(weak["card"], "qz/name-key");
+    assert_eq!(weak["phase"], "relearning");
+    assert!(weak["recall_now"].is_null(), "{weak}");
+    // Due again at 09:10 today: counted in "due today" and in the forecast's first row.
+    assert_eq!(s["due_today"], 1);
+    assert_eq!(s["forecast"][0]["due"], 1);
+    assert_eq!(s["forecast"].as_array().unwrap().len(), 14);
+    let out = tutor(home.path(), now)
+        .args(["--plain", "stats"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let out = String::from_utf8(out).unwrap();
+    assert!(!out.contains("100% recall now"), "{out}");
+    assert!(out.contains("relearning       qz/name-key"), "{out}");
+    assert!(out.contains("Due today: 1 "), "{out}");
+}
+
+#[test]
+fn an_exam_date_in_the_past_is_refused() {
+    let home = tempfile::tempdir().unwrap();
+    for cmd in [&["stats"][..], &["quiz"][..]] {
+        tutor(home.path(), DAY1)
+            .args(cmd)
+            .args(["--exam", "2020-01-01"])
+            .write_stdin("quit\n")
+            .assert()
+            .failure()
+            .stderr(predicates::str::contains(
+                "--exam 2020-01-01 is in the past (today is 2026-11-29)",
+            ));
+    }
+}
