@@ -1,5 +1,6 @@
-//! Parsing one deck file and turning byte offsets into line:column.
+//! Parsing one deck file: toml errors located and explained, then validation.
 
+use super::locate::line_col;
 use super::{Deck, DeckError, model};
 
 /// Parse one deck file and validate it. A parse error yields no deck; semantic problems are
@@ -38,86 +39,5 @@ fn explain_parse_error(msg: &str) -> String {
         format!("{msg} (kind is one of recall, name-it, cloze, choice, order, spot-the-bug)")
     } else {
         msg.to_string()
-    }
-}
-
-/// 1-based line and column (in characters) of a byte offset.
-pub(crate) fn line_col(text: &str, offset: usize) -> (usize, usize) {
-    let offset = offset.min(text.len());
-    let before = text.get(..offset).unwrap_or(text);
-    let line = before.matches('\n').count() + 1;
-    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-    let column = before.get(line_start..).map_or(0, |s| s.chars().count()) + 1;
-    (line, column)
-}
-
-/// Where `key = "value"` is written, searching from line `from_line` (1-based; 0 = start).
-/// Returns the line and the column of the key.
-pub(crate) fn find_key_line(
-    text: &str,
-    key: &str,
-    value: &str,
-    from_line: usize,
-) -> Option<(usize, usize)> {
-    for (i, line) in text.lines().enumerate().skip(from_line.saturating_sub(1)) {
-        let trimmed = line.trim_start();
-        let Some(rest) = trimmed.strip_prefix(key) else {
-            continue;
-        };
-        let Some(rest) = rest.trim_start().strip_prefix('=') else {
-            continue;
-        };
-        let rest = rest.trim();
-        let unquoted = rest
-            .strip_prefix('"')
-            .and_then(|r| r.strip_suffix('"'))
-            .or_else(|| rest.strip_prefix('\'').and_then(|r| r.strip_suffix('\'')));
-        if unquoted == Some(value) {
-            let column = line.len() - trimmed.len() + 1;
-            return Some((i + 1, column));
-        }
-    }
-    None
-}
-
-/// The line of the first `key` assignment or `[key]`/`[[key]]` header at or after `from_line`.
-pub(crate) fn find_key(text: &str, key: &str, from_line: usize, until: usize) -> Option<usize> {
-    for (i, line) in text.lines().enumerate().skip(from_line.saturating_sub(1)) {
-        if until != 0 && i + 1 >= until {
-            break;
-        }
-        let t = line.trim_start();
-        let header = t.trim_start_matches('[').trim_end_matches(']').trim();
-        let last = header.rsplit('.').next().unwrap_or(header);
-        if t.starts_with('[') && (last == key || header == key) {
-            return Some(i + 1);
-        }
-        if let Some(rest) = t.strip_prefix(key) {
-            if rest.trim_start().starts_with('=') {
-                return Some(i + 1);
-            }
-        }
-    }
-    None
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn line_col_counts_from_one() {
-        let t = "a = 1\nbé = 2\n";
-        assert_eq!(line_col(t, 0), (1, 1));
-        assert_eq!(line_col(t, 6), (2, 1));
-        assert_eq!(line_col(t, 10), (2, 4));
-    }
-
-    #[test]
-    fn finds_an_id_line() {
-        let t = "[[cards]]\n  id = \"x\"\n[[cards]]\nid = 'y'\n";
-        assert_eq!(find_key_line(t, "id", "y", 0), Some((4, 1)));
-        assert_eq!(find_key_line(t, "id", "x", 0), Some((2, 3)));
-        assert_eq!(find_key_line(t, "id", "z", 0), None);
     }
 }

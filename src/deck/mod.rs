@@ -7,6 +7,7 @@
 pub mod export;
 pub mod facts;
 mod load;
+mod locate;
 pub mod model;
 pub mod validate;
 
@@ -171,7 +172,7 @@ impl Library {
     fn push_deck(&mut self, deck: Deck, text: Option<&str>) {
         if let Some(first) = self.decks.iter().find(|d| d.meta.id == deck.meta.id) {
             let (line, column) = text
-                .and_then(|t| load::find_key_line(t, "id", &deck.meta.id, 0))
+                .and_then(|t| locate::find_key_line(t, "id", &deck.meta.id, 0))
                 .unwrap_or((1, 1));
             self.errors.push(DeckError {
                 file: deck.source.clone(),
