@@ -120,9 +120,11 @@ pub fn csv_row(r: &ReviewRow) -> String {
 }
 
 pub fn run(args: Args, g: &Global) -> anyhow::Result<ExitCode> {
-    let store = Store::open(&crate::paths::data_dir(g)?)?;
+    let dir = crate::paths::data_dir(g)?;
     match args.command {
         Cmd::Export { format } => {
+            // Export only reads: it works on a read-only store.
+            let store = Store::open_read_only(&dir)?;
             match export(&store, format) {
                 Err(e)
                     if e.downcast_ref::<std::io::Error>()
@@ -134,7 +136,7 @@ pub fn run(args: Args, g: &Global) -> anyhow::Result<ExitCode> {
                 other => other,
             }
         }
-        Cmd::Reset { target, all, yes } => reset(&store, target, all, yes),
+        Cmd::Reset { target, all, yes } => reset(&Store::open(&dir)?, target, all, yes),
     }
 }
 

@@ -532,7 +532,8 @@ pub fn run(args: Args, g: &Global) -> anyhow::Result<ExitCode> {
     for e in &lib.errors {
         eprintln!("warning: deck skipped: {e}");
     }
-    let store = Store::open(&crate::paths::data_dir(g)?)?;
+    // Only reads: works on a read-only store, and creates nothing when there is none.
+    let store = Store::open_read_only(&crate::paths::data_dir(g)?)?;
     let stats = compute(&lib, &store, scheduler::now(), &args)?;
     let text = if args.json {
         serde_json::to_string_pretty(&stats)? + "\n"

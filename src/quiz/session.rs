@@ -261,7 +261,15 @@ impl Session {
                     let _ = text;
                     match self.rate(&card, &sugg, effort.deeper_before, input)? {
                         RateStep::Rated(r) => {
-                            self.save(&key, &card, &grade, &sugg, &effort, r, is_followup)?;
+                            let rating = (&grade, &sugg, &effort, r);
+                            if !self.save(&key, &card, rating, is_followup, input)? {
+                                self.queue.push_front((key.clone(), is_followup));
+                                self.screen.line(&format!(
+                                    "{} this rating was not saved; every earlier one is.",
+                                    yellow("quit:")
+                                ));
+                                break;
+                            }
                             self.after_rating(&key, &card, &grade, r);
                         }
                         RateStep::Skip => {
@@ -580,17 +588,15 @@ impl Session {
         }
     }
 
-    #[allow(clippy::too_many_arguments)]
+    /// Commit the rating; false when the store stayed locked and the user chose to quit.
     fn save(
         &mut self,
         key: &str,
         card: &Card,
-        grade: &Grade,
-        sugg: &Suggestion,
-        effort: &Effort,
-        r: Rating,
+        (grade, sugg, effort, r): (&Grade, &Suggestion, &Effort, Rating),
         followup: bool,
-    ) -> anyhow::Result<()> {
+        input: &mut dyn Input,
+    ) -> anyhow::Result<bool> {
         let now = scheduler::now();
         let mut rev = NewReview::new(key, r, self.mode, now);
         rev.suggested = Some(sugg.rating);
@@ -615,7 +621,9 @@ impl Session {
         rev.deeper = effort.deeper_before;
         rev.card_hash = Some(super::card_hash(card));
         rev.session = Some(self.session_id.clone());
-        let id = self.store.record(&rev)?;
+        let Some(id) = self.commit(&rev, input)? else {
+            return Ok(false);
+        };
         self.asked += 1;
         self.rated.push(Rated {
             review_id: id,
@@ -658,7 +666,30 @@ impl Session {
                 .collect(),
             followup,
         });
-        Ok(())
+        Ok(true)
+    }
+
+    /// Record a review, waiting for a store another process holds: the rating is kept in
+    /// memory, the user sees why nothing happens, and it is saved as soon as the lock is
+    /// free. None when the user quits instead (then it was never acknowledged as saved).
+    fn commit(&mut self, rev: &NewReview, input: &mut dyn Input) -> anyhow::Result<Option<i64>> {
+        loop {
+            match self.store.record(rev) {
+                Ok(id) => return Ok(Some(id)),
+                Err(e) if crate::store::is_locked(&e) => {
+                    self.screen.line(&format!("{} {e}", yellow("waiting:")));
+                    self.screen.line(
+                        "your rating is kept, not yet saved: press Enter to try again, or type `quit` to stop without saving it.",
+                    );
+                    match input.read("retry > ", false)? {
+                        Line::Text(t) if t.trim().eq_ignore_ascii_case("quit") => return Ok(None),
+                        Line::Text(_) => {}
+                        Line::Eof | Line::Interrupted => return Ok(None),
+                    }
+                }
+                Err(e) => return Err(e),
+            }
+        }
     }
 
     fn after_rating(&mut self, key: &str, card: &Card, grade: &Grade, _r: Rating) {
