@@ -238,8 +238,8 @@ pub(super) fn open_rw(data_dir: &Path) -> anyhow::Result<(Connection, PathBuf)> 
             ),
         ));
     }
-    let conn = Connection::open(&path).map_err(|e| explain(e, &path, "opening it"))?;
-    let ex = |e| explain(e, &path, "opening it");
+    let conn = Connection::open(&path).map_err(|e| explain(e, &path, "saving progress"))?;
+    let ex = |e| explain(e, &path, "saving progress");
     conn.busy_timeout(LOCK_WAIT).map_err(ex)?;
     let version = user_version(&conn).map_err(ex)?;
     refuse_newer(version, &path)?;

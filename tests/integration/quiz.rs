@@ -5,6 +5,8 @@ use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
+use predicates::prelude::*;
+
 use crate::quiz_support::*;
 
 fn count(hay: &str, needle: &str) -> usize {
@@ -629,4 +631,102 @@ fn a_name_it_card_keeps_its_own_short_target() {
     assert!(out.contains("targets 5 s basics / 5 s solid"), "{out}");
     // The pinned 5 s answer is within the 5 s target, not over it.
     assert!(out.contains("5 s (within the 5 s basics)"), "{out}");
+}
+
+#[test]
+fn a_store_held_by_another_process_keeps_the_rating_until_it_is_saved() {
+    let home = tempfile::tempdir().unwrap();
+    let mut c = Command::new(bin());
+    c.env_clear()
+        .env("MCP_TUTOR_HOME", home.path())
+        .env("MCP_TUTOR_NOW", DAY1)
+        .env("MCP_TUTOR_ANSWER_SECS", "5")
+        .env("TZ", "UTC")
+        .env("NO_COLOR", "1")
+        .env("HOME", home.path())
+        .arg("--decks")
+        .arg(fixtures())
+        .args(["quiz", "--tag", "meta"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null());
+    let mut child = c.spawn().unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let mut seen = Vec::new();
+    let mut wait_for = |needle: &str| loop {
+        let line = rx
+            .recv_timeout(Duration::from_secs(60))
+            .unwrap_or_else(|_| panic!("timed out waiting for {needle:?}: {seen:?}"));
+        seen.push(line.clone());
+        if line.contains(needle) {
+            return;
+        }
+    };
+    wait_for("] qz/name-key");
+    // Another process takes the write lock and keeps it past the 10 s the store waits.
+    let holder = rusqlite::Connection::open(home.path().join("progress.sqlite3")).unwrap();
+    holder.execute_batch("BEGIN IMMEDIATE").unwrap();
+    write!(stdin, "io.modelcontextprotocol/subscriptionId\n\n").unwrap();
+    stdin.flush().unwrap();
+    wait_for("is locked by another process");
+    wait_for("your rating is kept, not yet saved");
+    // Nothing was saved, and nothing claimed it was.
+    holder.execute_batch("COMMIT").unwrap();
+    drop(holder);
+    writeln!(stdin).unwrap();
+    stdin.flush().unwrap();
+    wait_for("saved: easy");
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
+    assert_eq!(
+        rated(home.path()),
+        vec![("qz/name-key".into(), "easy".into())]
+    );
+}
+
+#[test]
+fn a_changed_store_is_reported_before_the_first_question() {
+    let home = tempfile::tempdir().unwrap();
+    session(
+        home.path(),
+        DAY1,
+        &["--tag", "meta"],
+        "io.modelcontextprotocol/subscriptionId\n\n",
+    );
+    rusqlite::Connection::open(home.path().join("progress.sqlite3"))
+        .unwrap()
+        .execute_batch("ALTER TABLE reviews RENAME COLUMN score TO points")
+        .unwrap();
+    let out = tutor(home.path(), "2026-12-20T10:00:00Z")
+        .args(["quiz", "cram"])
+        .write_stdin("io.modelcontextprotocol/subscriptionId\n\n")
+        .assert()
+        .failure()
+        .get_output()
+        .clone();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(!stdout.contains("] qz/"), "no question is asked: {stdout}");
+    assert!(stderr.contains("has no column `score`"), "{stderr}");
+    assert!(
+        stderr.contains(&home.path().join("progress.sqlite3").display().to_string()),
+        "{stderr}"
+    );
+    // stats says the same, in words rather than SQL.
+    tutor(home.path(), DAY1)
+        .arg("stats")
+        .assert()
+        .failure()
+        .stderr(predicates::str::contains("has no column `score`"))
+        .stderr(predicates::str::contains("SELECT").not());
 }

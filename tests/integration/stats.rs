@@ -2,6 +2,8 @@
 
 use std::collections::BTreeMap;
 
+use predicates::prelude::*;
+
 use crate::quiz_support::*;
 
 fn stats_json(home: &std::path::Path, now: &str, extra: &[&str]) -> serde_json::Value {
@@ -196,5 +198,94 @@ fn an_exam_date_in_the_past_is_refused() {
             .stderr(predicates::str::contains(
                 "--exam 2020-01-01 is in the past (today is 2026-11-29)",
             ));
+    }
+}
+
+/// `mcp-tutor` as a user who may not write `home` (as root, permissions do not bind, so the
+/// command runs as `nobody` through setpriv; without it the test runs as the current user).
+fn as_reader(home: &std::path::Path, now: &str) -> assert_cmd::Command {
+    let root = std::process::Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| o.stdout.starts_with(b"0\n"));
+    let mut c = if root {
+        let mut c = assert_cmd::Command::new("setpriv");
+        c.args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+            .arg(bin());
+        c
+    } else {
+        assert_cmd::Command::new(bin())
+    };
+    env(c.env_clear(), home, now);
+    c.arg("--decks").arg(fixtures());
+    c.timeout(std::time::Duration::from_secs(60));
+    c
+}
+
+#[test]
+fn read_only_commands_work_on_a_read_only_store() {
+    use std::os::unix::fs::PermissionsExt;
+    let home = tempfile::tempdir().unwrap();
+    session(
+        home.path(),
+        DAY1,
+        &["--tag", "meta"],
+        "io.modelcontextprotocol/subscriptionId\n\n",
+    );
+    let set = |p: &std::path::Path, mode| {
+        std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode)).unwrap()
+    };
+    let db = home.path().join("progress.sqlite3");
+    set(&db, 0o444);
+    set(home.path(), 0o555);
+    // The folder really is read-only for the reader.
+    let probe = as_reader(home.path(), DAY1)
+        .args(["progress", "reset", "--all", "--yes"])
+        .assert()
+        .failure()
+        .get_output()
+        .stderr
+        .clone();
+    let probe = String::from_utf8(probe).unwrap();
+    assert!(probe.contains(&db.display().to_string()), "{probe}");
+    assert!(
+        probe.contains("read-only") || probe.contains("cannot open"),
+        "{probe}"
+    );
+    let out = as_reader(home.path(), DAY1)
+        .args(["stats", "--json"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let s: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(s["reviews"]["total"], 1);
+    as_reader(home.path(), DAY1)
+        .args(["progress", "export"])
+        .assert()
+        .success()
+        .stdout(predicates::str::contains("qz/name-key"));
+    set(home.path(), 0o755);
+}
+
+#[test]
+fn a_data_dir_that_is_a_file_is_named_plainly() {
+    let home = tempfile::tempdir().unwrap();
+    let file = home.path().join("notes.txt");
+    std::fs::write(&file, "x").unwrap();
+    for cmd in [&["stats"][..], &["quiz"][..], &["progress", "export"][..]] {
+        tutor(home.path(), DAY1)
+            .arg("--data-dir")
+            .arg(&file)
+            .args(cmd)
+            .write_stdin("quit\n")
+            .assert()
+            .failure()
+            .stderr(predicates::str::contains(format!(
+                "the data directory {} is a file, not a folder",
+                file.display()
+            )))
+            .stderr(predicates::str::contains("os error").not());
     }
 }
