@@ -24,11 +24,11 @@ pub(crate) fn line_col(text: &str, offset: usize) -> (usize, usize) {
 fn assignment<'t>(line: &'t str, key: &str) -> Option<(&'t str, usize)> {
     let trimmed = line.trim_start();
     let rest = trimmed.strip_prefix(key)?;
-    let rest = rest.trim_start().strip_prefix('=')?.trim();
-    let value = rest
-        .strip_prefix('"')
-        .and_then(|r| r.strip_suffix('"'))
-        .or_else(|| rest.strip_prefix('\'').and_then(|r| r.strip_suffix('\'')))?;
+    let rest = rest.trim_start().strip_prefix('=')?.trim_start();
+    // Up to the closing quote, so a trailing `# comment` does not hide the value.
+    let quote = rest.chars().next().filter(|c| *c == '"' || *c == '\'')?;
+    let inner = rest.get(1..)?;
+    let value = inner.get(..inner.find(quote)?)?;
     Some((value, line.len() - trimmed.len() + 1))
 }
 
@@ -177,7 +177,7 @@ mod tests {
 
     #[test]
     fn finds_an_id_line() {
-        let t = "[[cards]]\n  id = \"x\"\n[[cards]]\nid = 'y'\n";
+        let t = "[[cards]]\n  id = \"x\"\n[[cards]]\nid = 'y'  # comment\n";
         assert_eq!(find_key_line(t, "id", "y", 0), Some((4, 1)));
         assert_eq!(find_key_line(t, "id", "x", 0), Some((2, 3)));
         assert_eq!(find_key_line(t, "id", "z", 0), None);
