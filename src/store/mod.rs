@@ -501,7 +501,7 @@ impl Store {
                 undone: r.get(20)?,
             })
         })?;
-        Ok(rows.collect::<Result<Vec<_>, _>>()?)
+        rows.collect()
     }
 
     /// Cards whose first scheduled review falls on study day `day` (for the daily new-card cap).
