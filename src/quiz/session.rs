@@ -760,9 +760,12 @@ impl Session {
                     last.key
                 ));
             }
-            Err(e) => self
-                .screen
-                .line(&format!("{} could not undo: {e}", red("error:"))),
+            Err(e) => {
+                self.screen
+                    .line(&format!("{} could not undo: {e}", red("error:")));
+                // Still the last rating: `undo` can be tried again.
+                self.rated.push(last);
+            }
         }
     }
 
