@@ -673,6 +673,21 @@ impl Session {
     /// memory, the user sees why nothing happens, and it is saved as soon as the lock is
     /// free. None when the user quits instead (then it was never acknowledged as saved).
     fn commit(&mut self, rev: &NewReview, input: &mut dyn Input) -> anyhow::Result<Option<i64>> {
+        // A short first try, so a held store is announced at once rather than after 10 s.
+        self.store
+            .set_lock_wait(std::time::Duration::from_secs(1))?;
+        let first = self.store.record(rev);
+        self.store.set_lock_wait(crate::store::LOCK_WAIT)?;
+        match first {
+            Ok(id) => return Ok(Some(id)),
+            Err(e) if crate::store::is_locked(&e) => self.screen.line(&format!(
+                "{} the progress store {} is held by another process; waiting up to {} s (your rating is kept)…",
+                yellow("waiting:"),
+                self.store.path().display(),
+                crate::store::LOCK_WAIT.as_secs()
+            )),
+            Err(e) => return Err(e),
+        }
         loop {
             match self.store.record(rev) {
                 Ok(id) => return Ok(Some(id)),

@@ -250,6 +250,14 @@ impl Store {
             .map_err(self.explain("forgetting progress"))
     }
 
+    /// How long a write waits for another process's lock before failing as locked
+    /// (default [`LOCK_WAIT`]).
+    pub fn set_lock_wait(&self, wait: std::time::Duration) -> anyhow::Result<()> {
+        self.conn
+            .busy_timeout(wait)
+            .map_err(self.explain("setting its lock wait"))
+    }
+
     pub fn path(&self) -> &Path {
         &self.path
     }

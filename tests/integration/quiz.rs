@@ -678,6 +678,7 @@ fn a_store_held_by_another_process_keeps_the_rating_until_it_is_saved() {
     holder.execute_batch("BEGIN IMMEDIATE").unwrap();
     write!(stdin, "io.modelcontextprotocol/subscriptionId\n\n").unwrap();
     stdin.flush().unwrap();
+    wait_for("is held by another process; waiting up to 10 s (your rating is kept)");
     wait_for("is locked by another process");
     wait_for("your rating is kept, not yet saved");
     // Nothing was saved, and nothing claimed it was.
