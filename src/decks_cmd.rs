@@ -235,6 +235,9 @@ fn check(g: &Global, paths: &[PathBuf]) -> anyhow::Result<ExitCode> {
         Library::from_paths(paths)
     };
     let mut problems: Vec<DeckError> = lib.errors.clone();
+    if !embedded_run {
+        problems.extend(lib.embedded_clashes());
+    }
     for d in &lib.decks {
         match source_text(d) {
             Some(text) => {

@@ -120,9 +120,11 @@ pub fn csv_row(r: &ReviewRow) -> String {
 }
 
 pub fn run(args: Args, g: &Global) -> anyhow::Result<ExitCode> {
-    let store = Store::open(&crate::paths::data_dir(g.data_dir.as_deref())?)?;
+    let dir = crate::paths::data_dir(g.data_dir.as_deref())?;
     match args.command {
         Cmd::Export { format } => {
+            // Export only reads: it works on a read-only store.
+            let store = Store::open_read_only(&dir)?;
             match export(&store, format) {
                 Err(e)
                     if e.downcast_ref::<std::io::Error>()
@@ -134,7 +136,7 @@ pub fn run(args: Args, g: &Global) -> anyhow::Result<ExitCode> {
                 other => other,
             }
         }
-        Cmd::Reset { target, all, yes } => reset(&store, target, all, yes),
+        Cmd::Reset { target, all, yes } => reset(&Store::open(&dir)?, target, all, yes),
     }
 }
 
@@ -158,6 +160,14 @@ fn reset(store: &Store, target: Option<String>, all: bool, yes: bool) -> anyhow:
     let target = if all { None } else { target };
     let cards = store.cards_matching(target.as_deref())?;
     let what = target.as_deref().unwrap_or("every card");
+    if cards.is_empty() && target.is_none() {
+        // Asking to forget everything when nothing is recorded already has its result.
+        println!(
+            "nothing to reset: no reviews are recorded yet in {}.",
+            store.path().display()
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
     if cards.is_empty() {
         eprintln!(
             "nothing to reset: no progress recorded for `{what}` (cards are DECK/CARD, decks DECK; see `mcp-tutor progress export`)"

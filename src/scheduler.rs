@@ -100,6 +100,35 @@ pub struct CardState {
     pub lapses: u32,
 }
 
+impl CardState {
+    /// Failed and not yet relearned: in relearning after a lapse, or still on the first
+    /// learning step after `again` or `hard`.
+    pub fn is_failing(&self) -> bool {
+        match self.phase {
+            Phase::Relearning => true,
+            Phase::Learning => self.step == 0,
+            Phase::New | Phase::Review => false,
+        }
+    }
+
+    /// Still being (re)learned: its FSRS recall prediction says little yet.
+    pub fn is_learning(&self) -> bool {
+        matches!(self.phase, Phase::Learning | Phase::Relearning)
+    }
+}
+
+/// Refuse an exam date that has already passed (the day of the exam itself is fine).
+pub fn check_exam_date(date: NaiveDate, now: DateTime<Utc>) -> anyhow::Result<()> {
+    if day_of_date(date) < day_index(now) {
+        let today = (now.with_timezone(&Local) - Duration::hours(i64::from(DAY_STARTS_AT_HOUR)))
+            .date_naive();
+        anyhow::bail!(
+            "--exam {date} is in the past (today is {today}); give the date of your coming interview as YYYY-MM-DD"
+        );
+    }
+    Ok(())
+}
+
 pub fn rating_number(r: Rating) -> u32 {
     match r {
         Rating::Again => 1,
@@ -332,6 +361,19 @@ impl Scheduler {
         )
     }
 
+    /// How weak a card is at `at`, smallest first, for "weakest first" orderings. A card that
+    /// was just failed reads close to 100% recall for minutes after the lapse (its low
+    /// stability has had no time to decay), so by recall alone it would rank after cards never
+    /// seen; a failed card still being (re)learned therefore comes first, then unseen cards,
+    /// then the rest by predicted recall.
+    pub fn weakness(&self, state: Option<&CardState>, at: DateTime<Utc>) -> (u8, f32) {
+        match state {
+            Some(s) if s.is_failing() => (0, self.recall_at(Some(s), at)),
+            None => (1, 0.0),
+            Some(s) => (2, self.recall_at(Some(s), at)),
+        }
+    }
+
     /// Is the card due by the end of the study day containing `now`? Cards still in
     /// (re)learning are due at their exact time.
     pub fn is_due(&self, state: &CardState, now: DateTime<Utc>) -> bool {
@@ -466,6 +508,37 @@ mod tests {
         assert_eq!(easy.due, local(29, 4, 0) + Duration::days(8));
         assert!(s.is_due(&easy, local(29, 4, 0) + Duration::days(8)));
         assert!(!s.is_due(&easy, local(29, 3, 59) + Duration::days(8)));
+    }
+
+    #[test]
+    fn a_fresh_failure_is_weaker_than_an_unseen_card() {
+        let s = Scheduler::new(0.9).unwrap();
+        let now = t("2026-11-29T10:00:00Z");
+        let easy = s.review(None, Rating::Easy, now);
+        let later = easy.due + Duration::hours(1);
+        let lapse = s.review(Some(&easy), Rating::Again, later);
+        let soon = later + Duration::minutes(2);
+        // By recall alone the lapse looks nearly perfect two minutes on...
+        assert!(s.recall_at(Some(&lapse), soon) > 0.95);
+        // ...but it ranks before a card never seen, which ranks before a solid card.
+        let w = |st: Option<&CardState>| s.weakness(st, soon);
+        assert!(w(Some(&lapse)) < w(None));
+        let solid = s.review(None, Rating::Easy, soon);
+        assert!(w(None) < w(Some(&solid)));
+        let again_new = s.review(None, Rating::Again, now);
+        assert!(again_new.is_failing() && again_new.is_learning());
+        let good_new = s.review(None, Rating::Good, now);
+        assert!(!good_new.is_failing() && good_new.is_learning());
+    }
+
+    #[test]
+    fn a_past_exam_date_is_refused() {
+        let now = t("2026-11-29T10:00:00Z");
+        let past = NaiveDate::from_ymd_opt(2020, 1, 1).unwrap();
+        let err = check_exam_date(past, now).unwrap_err().to_string();
+        assert!(err.contains("--exam 2020-01-01 is in the past"), "{err}");
+        assert!(check_exam_date(now.date_naive(), now).is_ok());
+        assert!(check_exam_date(NaiveDate::from_ymd_opt(2026, 12, 15).unwrap(), now).is_ok());
     }
 
     #[test]

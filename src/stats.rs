@@ -70,7 +70,11 @@ pub struct Verdicts {
 #[derive(Debug, Serialize)]
 pub struct WeakCard {
     pub card: String,
-    pub recall_now: f64,
+    /// `learning`, `relearning` or `review`.
+    pub phase: String,
+    /// Predicted recall now; null while the card is still being (re)learned, when FSRS's
+    /// prediction minutes after a lapse would read as "100%".
+    pub recall_now: Option<f64>,
     pub reviews: usize,
     pub again: usize,
     pub lapses: u32,
@@ -183,14 +187,24 @@ pub fn compute(
         .map(|(d, c)| format!("{}/{}", d.meta.id, c.id))
         .collect();
     let today = scheduler::day_index(now);
-    let due_today = states.values().filter(|s| sched.is_due(s, now)).count();
+    // Due today means by the end of this study day: a learning card coming back this
+    // evening counts, as do overdue cards.
+    let due_today = states
+        .values()
+        .filter(|s| scheduler::day_index(s.due) <= today)
+        .count();
     let mut forecast = Vec::new();
-    for d in 1..=i64::from(args.days) {
+    // Today first (the same count as "due today"), then the days after it.
+    for d in 0..i64::from(args.days) {
         let day = today + d;
-        let due = states
-            .values()
-            .filter(|s| scheduler::day_index(s.due) == day)
-            .count();
+        let due = if d == 0 {
+            due_today
+        } else {
+            states
+                .values()
+                .filter(|s| scheduler::day_index(s.due) == day)
+                .count()
+        };
         let date = scheduler::day_start(day)
             .with_timezone(&chrono::Local)
             .format("%a %Y-%m-%d")
@@ -254,25 +268,29 @@ pub fn compute(
         }
     });
 
-    let mut weakest_cards: Vec<WeakCard> = states
+    let mut ranked = states
         .iter()
         .map(|(k, s)| {
             let (n, again) = by_card.get(k.as_str()).copied().unwrap_or_default();
-            WeakCard {
+            let weakness = sched.weakness(Some(s), now);
+            let card = WeakCard {
                 card: k.clone(),
-                recall_now: f64::from(sched.recall_at(Some(s), now)),
+                phase: s.phase.as_str().to_string(),
+                recall_now: (!s.is_learning()).then(|| f64::from(weakness.1)),
                 reviews: n,
                 again,
                 lapses: s.lapses,
-            }
+            };
+            (weakness, card)
         })
-        .collect();
-    weakest_cards.sort_by(|a, b| {
-        a.recall_now
-            .total_cmp(&b.recall_now)
+        .collect::<Vec<_>>();
+    ranked.sort_by(|(wa, a), (wb, b)| {
+        wa.0.cmp(&wb.0)
+            .then(wa.1.total_cmp(&wb.1))
             .then(b.again.cmp(&a.again))
             .then(a.card.cmp(&b.card))
     });
+    let mut weakest_cards: Vec<WeakCard> = ranked.into_iter().map(|(_, c)| c).collect();
     weakest_cards.truncate(args.top);
 
     let mut weakest_points: Vec<WeakPoint> = missed
@@ -447,13 +465,14 @@ fn render(s: &Stats, plain: bool, width: usize) -> String {
     if !s.weakest_cards.is_empty() {
         head!("Weakest cards");
         for w in &s.weakest_cards {
+            let recall = match w.recall_now {
+                Some(r) => format!("{:>3.0}% recall now", r * 100.0),
+                // Right after a lapse FSRS predicts ~100%: say what is true instead.
+                None => format!("{:<15}", w.phase),
+            };
             println!(
-                "  {:>3.0}% recall now  {}  ({} reviews, {} again, {} lapses)",
-                w.recall_now * 100.0,
-                w.card,
-                w.reviews,
-                w.again,
-                w.lapses
+                "  {recall}  {}  ({} reviews, {} again, {} lapses)",
+                w.card, w.reviews, w.again, w.lapses
             );
         }
     }
@@ -507,11 +526,15 @@ fn render(s: &Stats, plain: bool, width: usize) -> String {
 }
 
 pub fn run(args: Args, g: &Global) -> anyhow::Result<ExitCode> {
+    if let Some(d) = args.exam {
+        scheduler::check_exam_date(d, scheduler::now())?;
+    }
     let lib = Library::load(&g.deck_dirs);
     for e in &lib.errors {
         eprintln!("warning: deck skipped: {e}");
     }
-    let store = Store::open(&crate::paths::data_dir(g.data_dir.as_deref())?)?;
+    // Only reads: works on a read-only store, and creates nothing when there is none.
+    let store = Store::open_read_only(&crate::paths::data_dir(g.data_dir.as_deref())?)?;
     let stats = compute(&lib, &store, scheduler::now(), &args)?;
     let text = if args.json {
         serde_json::to_string_pretty(&stats)? + "\n"

@@ -58,7 +58,7 @@ pub fn vocabulary() -> &'static Result<Vocabulary, String> {
         toml::from_str::<Vocabulary>(text).map_err(|e| {
             let (line, column) = e
                 .span()
-                .map(|s| super::load::line_col(text, s.start))
+                .map(|s| super::locate::line_col(text, s.start))
                 .unwrap_or((1, 1));
             format!(
                 "decks/{CONCEPTS_FILE}:{line}:{column}: {}",

@@ -8,7 +8,7 @@
 //!   `grade`, exports and printed decks show the file's order, and a learner notices a pattern);
 //! - a choice card's answer text does not name letters, which mean nothing once shuffled.
 
-use super::validate::Locator;
+use super::locate::Locator;
 use super::{Deck, DeckError};
 use crate::card::{Card, CardKind};
 use crate::grader::choice_label;

@@ -9,6 +9,7 @@ pub mod content_rules;
 pub mod export;
 pub mod facts;
 mod load;
+mod locate;
 pub mod model;
 pub mod rubric;
 pub mod validate;
@@ -114,7 +115,8 @@ impl Library {
         }
         for dir in dirs {
             match deck_files_in(dir) {
-                Ok(files) => {
+                Ok((files, skipped)) => {
+                    lib.errors.extend(skipped);
                     for f in files {
                         lib.add_file(&f);
                     }
@@ -151,9 +153,19 @@ impl Library {
         }
     }
 
-    /// Load one deck file from disk.
+    /// Load one deck file from disk. Only a regular file is read: a FIFO named `*.toml` would
+    /// block the read forever.
     pub fn add_file(&mut self, path: &Path) {
         let source = path.display().to_string();
+        if let Some(message) = not_a_deck_file(path) {
+            self.errors.push(DeckError {
+                file: source,
+                line: 0,
+                column: 0,
+                message,
+            });
+            return;
+        }
         match std::fs::read_to_string(path) {
             Ok(text) => self.add_text(&source, &text),
             Err(e) => self.errors.push(DeckError {
@@ -177,7 +189,7 @@ impl Library {
     fn push_deck(&mut self, deck: Deck, text: Option<&str>) {
         if let Some(first) = self.decks.iter().find(|d| d.meta.id == deck.meta.id) {
             let (line, column) = text
-                .and_then(|t| load::find_key_line(t, "id", &deck.meta.id, 0))
+                .and_then(|t| locate::find_key_line(t, "id", &deck.meta.id, 0))
                 .unwrap_or((1, 1));
             self.errors.push(DeckError {
                 file: deck.source.clone(),
@@ -191,6 +203,37 @@ impl Library {
             return;
         }
         self.decks.push(deck);
+    }
+
+    /// Decks whose id a built-in deck already uses: at run time the built-in deck is loaded
+    /// first and these are skipped, so `decks check DIR` reports them.
+    pub fn embedded_clashes(&self) -> Vec<DeckError> {
+        let shipped: Vec<(String, String)> = embedded_files()
+            .into_iter()
+            .filter_map(|(source, text)| {
+                let (deck, _) = load::parse_deck(&source, text);
+                deck.map(|d| (d.meta.id, source))
+            })
+            .collect();
+        self.decks
+            .iter()
+            .filter_map(|d| {
+                let (_, builtin) = shipped.iter().find(|(id, _)| *id == d.meta.id)?;
+                let (line, column) = std::fs::read_to_string(&d.source)
+                    .ok()
+                    .and_then(|t| locate::find_key_line(&t, "id", &d.meta.id, 0))
+                    .unwrap_or((1, 1));
+                Some(DeckError {
+                    file: d.source.clone(),
+                    line,
+                    column,
+                    message: format!(
+                        "deck id `{}` is already used by the built-in deck {builtin}, so this deck would be skipped when loaded beside it; give it another id",
+                        d.meta.id
+                    ),
+                })
+            })
+            .collect()
     }
 
     pub fn deck(&self, id: &str) -> Option<&Deck> {
@@ -273,14 +316,51 @@ pub fn embedded_under(dir: &str) -> Vec<(String, &'static str)> {
     out
 }
 
-fn deck_files_in(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
+/// Why `path` cannot be read as a deck, if it cannot: a symlink loop or a dangling link, a
+/// FIFO, socket or device, or a folder. Checked without opening it, so nothing blocks.
+fn not_a_deck_file(path: &Path) -> Option<String> {
+    match std::fs::metadata(path) {
+        Ok(m) if m.is_file() => None,
+        Ok(m) if m.is_dir() => Some("is a folder, not a deck file; skipped".into()),
+        Ok(_) => Some(
+            "is not a regular file (a FIFO, socket or device); a deck must be a regular .toml file, so it was skipped"
+                .into(),
+        ),
+        Err(e) => {
+            let link = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
+            Some(if link {
+                format!(
+                    "is a symbolic link that leads nowhere readable ({e}: a link loop or a missing target); fix or remove the link. Skipped"
+                )
+            } else {
+                format!("cannot read deck file: {e}")
+            })
+        }
+    }
+}
+
+/// The `*.toml` files in `dir`, sorted, with a warning for each `*.toml` entry that is not a
+/// readable regular file (rather than skipping it without a word).
+fn deck_files_in(dir: &Path) -> std::io::Result<(Vec<PathBuf>, Vec<DeckError>)> {
     let mut files = Vec::new();
+    let mut skipped = Vec::new();
     for entry in std::fs::read_dir(dir)? {
         let path = entry?.path();
-        if path.is_file() && is_deck_file(&path) {
-            files.push(path);
+        // A folder that happens to end in `.toml` is not meant as a deck.
+        if !is_deck_file(&path) || path.is_dir() {
+            continue;
+        }
+        match not_a_deck_file(&path) {
+            None => files.push(path),
+            Some(message) => skipped.push(DeckError {
+                file: path.display().to_string(),
+                line: 0,
+                column: 0,
+                message,
+            }),
         }
     }
     files.sort();
-    Ok(files)
+    skipped.sort_by(|a, b| a.file.cmp(&b.file));
+    Ok((files, skipped))
 }

@@ -3,7 +3,7 @@
 //! point whose label says "exactly" names the identifier it wants. Everything else accepts the
 //! idea in plain words, so its label must not promise more than its matchers ask.
 
-use super::validate::Locator;
+use super::locate::Locator;
 use super::{Deck, DeckError};
 
 pub fn check(deck: &Deck, text: &str) -> Vec<DeckError> {

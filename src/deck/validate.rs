@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use super::load::{find_key, find_key_line};
+use super::locate::{Locator, find_key_line};
 use super::{Deck, DeckError};
 use crate::card::{Card, CardKind};
 use crate::grader::{self, Verdict, rules};
@@ -13,75 +13,6 @@ fn valid_id(id: &str) -> bool {
         && id
             .chars()
             .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
-}
-
-/// Finds where things are written in one deck file.
-pub(crate) struct Locator<'a> {
-    file: &'a str,
-    text: &'a str,
-    /// Line of each card's `id = "..."`, in card order.
-    card_lines: Vec<usize>,
-}
-
-impl<'a> Locator<'a> {
-    pub(crate) fn new(deck: &'a Deck, text: &'a str) -> Locator<'a> {
-        let first_card = text
-            .lines()
-            .position(|l| l.trim_start().starts_with("[[cards]]"))
-            .map_or(0, |i| i + 1);
-        let mut from = first_card;
-        let mut card_lines = Vec::new();
-        for c in &deck.cards {
-            let line = find_key_line(text, "id", &c.id, from).map_or(from.max(1), |(l, _)| l);
-            card_lines.push(line);
-            from = line + 1;
-        }
-        Locator {
-            file: &deck.source,
-            text,
-            card_lines,
-        }
-    }
-
-    fn card_line(&self, i: usize) -> usize {
-        self.card_lines.get(i).copied().unwrap_or(1)
-    }
-
-    fn next_card_line(&self, i: usize) -> usize {
-        self.card_lines.get(i + 1).copied().unwrap_or(0)
-    }
-
-    pub(crate) fn at_line(&self, line: usize, message: String) -> DeckError {
-        let column = self
-            .text
-            .lines()
-            .nth(line.saturating_sub(1))
-            .map_or(1, |l| l.len() - l.trim_start().len() + 1);
-        DeckError {
-            file: self.file.to_string(),
-            line,
-            column,
-            message,
-        }
-    }
-
-    pub(crate) fn card(&self, i: usize, message: String) -> DeckError {
-        self.at_line(self.card_line(i), message)
-    }
-
-    /// At a field of card `i` (e.g. `choices`), else at the card.
-    fn field(&self, i: usize, field: &str, message: String) -> DeckError {
-        let line = find_key(self.text, field, self.card_line(i), self.next_card_line(i))
-            .unwrap_or(self.card_line(i));
-        self.at_line(line, message)
-    }
-
-    /// At the `label = "..."` of a point or flag of card `i`, else at the card.
-    pub(crate) fn label(&self, i: usize, label: &str, message: String) -> DeckError {
-        let line = find_key_line(self.text, "label", label, self.card_line(i))
-            .map_or(self.card_line(i), |(l, _)| l);
-        self.at_line(line, message)
-    }
 }
 
 /// Everything that can be checked without grading.

@@ -76,9 +76,9 @@ pub fn ready(card: &crate::card::Card, lib: &Library, states: &HashMap<String, C
 fn rank_by_recall(keys: &mut [String], cx: &Context, at: DateTime<Utc>) {
     // A stable sort keeps deck order among equals (all new cards predict 0).
     keys.sort_by(|a, b| {
-        let ra = cx.sched.recall_at(cx.states.get(a), at);
-        let rb = cx.sched.recall_at(cx.states.get(b), at);
-        ra.total_cmp(&rb)
+        let (ca, ra) = cx.sched.weakness(cx.states.get(a), at);
+        let (cb, rb) = cx.sched.weakness(cx.states.get(b), at);
+        ca.cmp(&cb).then(ra.total_cmp(&rb))
     });
 }
 
@@ -227,5 +227,19 @@ mod tests {
         // Interview: the weakest N.
         let q = build(&args(&["--deck", "qz", "-n", "1"]), ModeArg::Interview, &cx);
         assert_eq!(q, vec!["qz/first-message"]);
+        // A card failed minutes ago is weaker than any new card.
+        let now = t("2026-11-30T10:00:00Z");
+        let lapsed = sched.review(states.get("qz/name-key"), Rating::Again, now);
+        states.insert("qz/name-key".to_string(), lapsed);
+        let cx = Context {
+            lib: &lib,
+            states: &states,
+            sched: &sched,
+            now: now + Duration::minutes(3),
+            introduced_today: 0,
+            followups: &followups,
+        };
+        let q = build(&args(&["--deck", "qz", "-n", "2"]), ModeArg::Interview, &cx);
+        assert_eq!(q, vec!["qz/name-key", "qz/first-message"]);
     }
 }

@@ -32,8 +32,14 @@ pub fn single_line(k: CardKind) -> bool {
 }
 
 pub fn targets(card: &Card) -> (u32, u32) {
-    let basics = card.basics.as_ref().map_or(20, |b| b.seconds);
-    let solid = card.answer.as_ref().map_or(40, |a| a.seconds).max(basics);
+    // A card that only sets the answer's time (a 5 s name-it card) keeps it: the basics
+    // default never exceeds it.
+    let answer = card.answer.as_ref().map(|a| a.seconds);
+    let basics = card
+        .basics
+        .as_ref()
+        .map_or(answer.unwrap_or(20).min(20), |b| b.seconds);
+    let solid = answer.unwrap_or(40).max(basics);
     (basics, solid)
 }
 

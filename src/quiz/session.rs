@@ -37,6 +37,8 @@ struct Rated {
     review_id: i64,
     key: String,
     rating: Rating,
+    /// A red flag queued the card to come back: `undo` takes that back too.
+    reask_queued: bool,
 }
 
 /// One answered question, for the interview report and the summary.
@@ -50,6 +52,9 @@ struct Outcome {
     missed_required: Vec<String>,
     red_flags: Vec<(String, String)>,
     followup: bool,
+    /// The card was already answered in this session (a red flag brought it back): the
+    /// report counts questions, so this answer is a note on the first one, not a new line.
+    reask: bool,
 }
 
 enum Step {
@@ -114,6 +119,9 @@ pub fn until(from: DateTime<Utc>, to: DateTime<Utc>) -> String {
 
 impl Session {
     pub fn prepare(args: Args, g: &Global, screen: Screen) -> anyhow::Result<Session> {
+        if let Some(d) = args.exam {
+            scheduler::check_exam_date(d, scheduler::now())?;
+        }
         let lib = Library::load(&g.deck_dirs);
         let store = super::open_store(g, args.retention)?;
         let mode_arg = args.mode;
@@ -257,7 +265,15 @@ impl Session {
                     let stored = shown.canonical(&card, &grade);
                     match self.rate(&shown.card, &sugg, effort.deeper_before, input)? {
                         RateStep::Rated(r) => {
-                            self.save(&key, &card, &stored, &sugg, &effort, r, is_followup)?;
+                            let rating = (&stored, &sugg, &effort, r);
+                            if !self.save(&key, &card, rating, is_followup, input)? {
+                                self.queue.push_front((key.clone(), is_followup));
+                                self.screen.line(&format!(
+                                    "{} this rating was not saved; every earlier one is.",
+                                    yellow("quit:")
+                                ));
+                                break;
+                            }
                             self.after_rating(&key, &card, &stored, r);
                         }
                         RateStep::Skip => {
@@ -287,7 +303,8 @@ impl Session {
     fn intro(&mut self) {
         let what = match self.mode {
             Mode::Cram => "cram (the schedule is not touched)".to_string(),
-            Mode::Interview => format!("mock interview, {} questions", self.queue.len()),
+            // The question count follows on the same line.
+            Mode::Interview => "mock interview".to_string(),
             Mode::Exam => format!(
                 "review ranked for your exam on {}",
                 self.args.exam.map(|d| d.to_string()).unwrap_or_default()
@@ -594,17 +611,15 @@ impl Session {
         }
     }
 
-    #[allow(clippy::too_many_arguments)]
+    /// Commit the rating; false when the store stayed locked and the user chose to quit.
     fn save(
         &mut self,
         key: &str,
         card: &Card,
-        grade: &Grade,
-        sugg: &Suggestion,
-        effort: &Effort,
-        r: Rating,
+        (grade, sugg, effort, r): (&Grade, &Suggestion, &Effort, Rating),
         followup: bool,
-    ) -> anyhow::Result<()> {
+        input: &mut dyn Input,
+    ) -> anyhow::Result<bool> {
         let now = scheduler::now();
         let mut rev = NewReview::new(key, r, self.mode, now);
         rev.suggested = Some(sugg.rating);
@@ -629,12 +644,15 @@ impl Session {
         rev.deeper = effort.deeper_before;
         rev.card_hash = Some(super::card_hash(card));
         rev.session = Some(self.session_id.clone());
-        let id = self.store.record(&rev)?;
+        let Some(id) = self.commit(&rev, input)? else {
+            return Ok(false);
+        };
         self.asked += 1;
         self.rated.push(Rated {
             review_id: id,
             key: key.to_string(),
             rating: r,
+            reask_queued: false,
         });
         self.hashes
             .insert(key.to_string(), (super::card_hash(card), now));
@@ -649,7 +667,9 @@ impl Session {
         };
         self.screen
             .line(&format!("{} {} · {saved}", green("saved:"), rating_str(r)));
+        let reask = self.outcomes.iter().any(|o| o.key == key);
         self.outcomes.push(Outcome {
+            reask,
             key: key.to_string(),
             question: card.question.lines().next().unwrap_or("").to_string(),
             verdict: grade.verdict,
@@ -669,7 +689,45 @@ impl Session {
                 .collect(),
             followup,
         });
-        Ok(())
+        Ok(true)
+    }
+
+    /// Record a review, waiting for a store another process holds: the rating is kept in
+    /// memory, the user sees why nothing happens, and it is saved as soon as the lock is
+    /// free. None when the user quits instead (then it was never acknowledged as saved).
+    fn commit(&mut self, rev: &NewReview, input: &mut dyn Input) -> anyhow::Result<Option<i64>> {
+        // A short first try, so a held store is announced at once rather than after 10 s.
+        self.store
+            .set_lock_wait(std::time::Duration::from_secs(1))?;
+        let first = self.store.record(rev);
+        self.store.set_lock_wait(crate::store::LOCK_WAIT)?;
+        match first {
+            Ok(id) => return Ok(Some(id)),
+            Err(e) if crate::store::is_locked(&e) => self.screen.line(&format!(
+                "{} the progress store {} is held by another process; waiting up to {} s (your rating is kept)…",
+                yellow("waiting:"),
+                self.store.path().display(),
+                crate::store::LOCK_WAIT.as_secs()
+            )),
+            Err(e) => return Err(e),
+        }
+        loop {
+            match self.store.record(rev) {
+                Ok(id) => return Ok(Some(id)),
+                Err(e) if crate::store::is_locked(&e) => {
+                    self.screen.line(&format!("{} {e}", yellow("waiting:")));
+                    self.screen.line(
+                        "your rating is kept, not yet saved: press Enter to try again, or type `quit` to stop without saving it.",
+                    );
+                    match input.read("retry > ", false)? {
+                        Line::Text(t) if t.trim().eq_ignore_ascii_case("quit") => return Ok(None),
+                        Line::Text(_) => {}
+                        Line::Eof | Line::Interrupted => return Ok(None),
+                    }
+                }
+                Err(e) => return Err(e),
+            }
+        }
     }
 
     fn after_rating(&mut self, key: &str, card: &Card, grade: &Grade, _r: Rating) {
@@ -679,6 +737,9 @@ impl Session {
                 *n += 1;
                 let at = self.queue.len().min(3);
                 self.queue.insert(at, (key.to_string(), false));
+                if let Some(last) = self.rated.last_mut() {
+                    last.reask_queued = true;
+                }
                 self.screen.line(&format!(
                     "{} this card comes back later in this session.",
                     red("red flag:")
@@ -725,6 +786,15 @@ impl Session {
                 if let Ok(s) = self.store.states() {
                     self.states = s;
                 }
+                if last.reask_queued {
+                    // The re-ask belonged to the rating just taken back.
+                    if let Some(i) = self.queue.iter().position(|(k, _)| *k == last.key) {
+                        self.queue.remove(i);
+                    }
+                    if let Some(n) = self.reasks.get_mut(&last.key) {
+                        *n = n.saturating_sub(1);
+                    }
+                }
                 self.queue.push_front((last.key.clone(), false));
                 self.screen.line(&format!(
                     "{} took back `{}` on {}; asking it again.",
@@ -733,9 +803,12 @@ impl Session {
                     last.key
                 ));
             }
-            Err(e) => self
-                .screen
-                .line(&format!("{} could not undo: {e}", red("error:"))),
+            Err(e) => {
+                self.screen
+                    .line(&format!("{} could not undo: {e}", red("error:")));
+                // Still the last rating: `undo` can be tried again.
+                self.rated.push(last);
+            }
         }
     }
 
@@ -759,17 +832,23 @@ impl Session {
             self.store.path().display()
         ));
         if !self.queue.is_empty() {
-            self.screen.line(&format!(
-                "{} more waiting: run `mcp-tutor quiz` again to resume.",
-                self.queue.len()
-            ));
+            let n = self.queue.len();
+            let line = match self.mode {
+                // Only review keeps a schedule to come back to; cram and interview start afresh.
+                Mode::Cram => format!(
+                    "{n} more not practised; cram keeps no queue, so the next cram starts afresh."
+                ),
+                Mode::Interview => format!("{n} more questions not asked in this interview."),
+                _ => format!("{n} more waiting: run `mcp-tutor quiz` again to resume."),
+            };
+            self.screen.line(&line);
         }
         self.screen.flush();
     }
 
     fn report(&mut self) {
         self.screen.heading("interview report");
-        let main: Vec<&Outcome> = self.outcomes.iter().collect();
+        let main: Vec<&Outcome> = self.outcomes.iter().filter(|o| !o.reask).collect();
         let passed = main
             .iter()
             .filter(|o| o.verdict == Verdict::Pass && o.seconds <= o.solid_target as f32)
@@ -799,6 +878,18 @@ impl Session {
                 }
                 if o.seconds > o.solid_target as f32 {
                     s.push_str("\n      too slow for an interview answer");
+                }
+                for again in self.outcomes.iter().filter(|a| a.reask && a.key == o.key) {
+                    let ok = again.verdict == Verdict::Pass
+                        && again.seconds <= again.solid_target as f32;
+                    s.push_str(&format!(
+                        "\n      asked again after the red flag: {}",
+                        if ok {
+                            "right this time"
+                        } else {
+                            "still not right"
+                        }
+                    ));
                 }
                 s
             })

@@ -428,3 +428,61 @@ fn anki_export_has_the_header_lines_and_one_note_per_card() {
     );
     assert!(note[4].split(' ').any(|t| t == "mcp-tutor"));
 }
+
+#[test]
+fn symlink_loops_fifos_and_built_in_id_clashes_are_reported_never_hung_on() {
+    let t = tmp();
+    let dir = t.path().join("mine");
+    std::fs::create_dir(&dir).unwrap();
+    let demo = std::fs::read_to_string(format!("{GOOD}/demo.toml")).unwrap();
+    std::fs::write(dir.join("ok.toml"), &demo).unwrap();
+    std::fs::write(
+        dir.join("clash.toml"),
+        demo.replacen("id = \"demo\"", "id = \"subscriptions\"", 1),
+    )
+    .unwrap();
+    std::os::unix::fs::symlink("loop.toml", dir.join("loop.toml")).unwrap();
+    let fifo = dir.join("fifo.toml");
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let d = dir.display();
+    tutor(&t)
+        .arg("decks")
+        .arg("check")
+        .arg(&dir)
+        .assert()
+        .code(1)
+        .stderr(contains(format!(
+            "{d}/loop.toml: is a symbolic link that leads nowhere readable"
+        )))
+        .stderr(contains(format!(
+            "{d}/fifo.toml: is not a regular file (a FIFO, socket or device)"
+        )))
+        .stderr(contains(format!(
+            "{d}/clash.toml:3:1: deck id `subscriptions` is already used by the built-in deck decks/1-subscriptions.toml"
+        )));
+    // Named directly, the FIFO is refused without being opened.
+    tutor(&t)
+        .arg("decks")
+        .arg("check")
+        .arg(&fifo)
+        .assert()
+        .code(1)
+        .stderr(contains("is not a regular file"));
+    // Loaded beside the built-in decks, each problem is a warning and the rest still loads.
+    tutor(&t)
+        .arg("--decks")
+        .arg(&dir)
+        .args(["decks", "list"])
+        .assert()
+        .success()
+        .stdout(contains("demo/ack-first"))
+        .stderr(contains("loop.toml: is a symbolic link"))
+        .stderr(contains("fifo.toml: is not a regular file"))
+        .stderr(contains("deck id `subscriptions` is already used"));
+}

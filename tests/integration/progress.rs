@@ -1,5 +1,7 @@
 //! `mcp-tutor progress export|reset`.
 
+use predicates::prelude::*;
+
 use crate::quiz_support::*;
 
 fn learn(home: &std::path::Path) {
@@ -72,12 +74,23 @@ fn reset_asks_first_and_then_forgets() {
         .assert()
         .success();
     assert!(export(home.path()).is_empty());
-    // Nothing left to reset: says so and fails.
+    // Nothing left to reset: `--all` says so plainly and succeeds (everything is forgotten)...
     tutor(home.path(), DAY1)
         .args(["progress", "reset", "--all", "--yes"])
         .assert()
+        .success()
+        .stdout(predicates::str::contains(
+            "nothing to reset: no reviews are recorded yet in",
+        ))
+        .stdout(predicates::str::contains("every card").not());
+    // ...while a named card that was never reviewed is a likely typo.
+    tutor(home.path(), DAY1)
+        .args(["progress", "reset", "qz/name-key", "--yes"])
+        .assert()
         .code(1)
-        .stderr(predicates::str::contains("nothing to reset"));
+        .stderr(predicates::str::contains(
+            "no progress recorded for `qz/name-key`",
+        ));
     // The reset cards are new again.
     let out = session(home.path(), DAY1, &["--deck", "qz"], "quit\n");
     assert!(out.contains("3 questions"), "{out}");

@@ -5,6 +5,8 @@ use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
+use predicates::prelude::*;
+
 use crate::quiz_support::*;
 
 fn count(hay: &str, needle: &str) -> usize {
@@ -219,7 +221,7 @@ fn interview_mode_ends_with_a_report() {
         &["interview", "-n", "2", "--deck", "qz"],
         &script,
     );
-    assert!(out.contains("mock interview, 2 questions"), "{out}");
+    assert!(out.contains("mock interview · 2 questions ·"), "{out}");
     assert!(out.contains("interview report"));
     assert!(out.contains("would pass: qz/first-message"), "{out}");
     assert!(out.contains("would not pass: qz/first-followup"), "{out}");
@@ -772,4 +774,182 @@ fn a_card_that_builds_on_another_deck_waits_until_that_card_is_introduced() {
     // Once b/basis has been answered, the follow-up joins the new cards.
     let out = run("notifications/cancelled\n\n");
     assert!(out.contains("] a/needs ·"), "{out}");
+
+fn undo_takes_back_the_red_flag_re_ask_too() {
+    let home = tempfile::tempdir().unwrap();
+    // A red flag (rated `again`, the card is queued to come back), then `undo` at the
+    // follow-up, then a good answer: the card must not come back a third time.
+    let script = format!(
+        "It is a handshake: notifications/subscriptions/acknowledged comes first.\n\n\n\
+         undo\n{GOOD_FIRST}\n\n\ntime out and retry\n\n\n"
+    );
+    let out = session(home.path(), DAY1, &["--card", "qz/first-message"], &script);
+    assert!(out.contains("comes back later in this session"), "{out}");
+    assert!(
+        out.contains("took back `again` on qz/first-message"),
+        "{out}"
+    );
+    assert_eq!(count(&out, "] qz/first-message ·"), 2, "{out}");
+    assert_eq!(
+        rated(home.path()),
+        vec![
+            ("qz/first-message".into(), "easy".into()),
+            ("qz/first-followup".into(), "easy".into())
+        ]
+    );
+}
+
+#[test]
+fn the_interview_report_counts_questions_not_re_asks() {
+    let home = tempfile::tempdir().unwrap();
+    let script = format!(
+        "It is a handshake: notifications/subscriptions/acknowledged comes first.\n\n\n\
+         time out and retry\n\n\n{GOOD_FIRST}\n\n\n"
+    );
+    let out = session(
+        home.path(),
+        DAY1,
+        &["interview", "-n", "1", "--card", "qz/first-message"],
+        &script,
+    );
+    assert!(out.contains("mock interview · 1 question ·"), "{out}");
+    assert!(!out.contains("question · 1 question"), "{out}");
+    // Asked three times (question, follow-up, re-ask), but two questions were put.
+    assert_eq!(count(&out, "] qz/first-message ·"), 2, "{out}");
+    assert!(
+        out.contains("1 of 2 answers would pass an interviewer"),
+        "{out}"
+    );
+    assert!(
+        out.contains("asked again after the red flag: right this time"),
+        "{out}"
+    );
+    assert!(out.contains("session: 3 rated"), "{out}");
+}
+
+#[test]
+fn a_quit_cram_session_does_not_promise_a_resume() {
+    let home = tempfile::tempdir().unwrap();
+    let out = session(home.path(), DAY1, &["cram", "--deck", "qz"], "quit\n");
+    assert!(!out.contains("to resume"), "{out}");
+    assert!(out.contains("3 more not practised"), "{out}");
+}
+
+#[test]
+fn a_name_it_card_keeps_its_own_short_target() {
+    let home = tempfile::tempdir().unwrap();
+    let good = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/decks/good");
+    let out = tutor(home.path(), DAY1)
+        .arg("--decks")
+        .arg(good)
+        .args(["quiz", "cram", "--card", "demo/ack-name"])
+        .write_stdin("notifications/subscriptions/acknowledged\n\n")
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let out = String::from_utf8(out).unwrap();
+    assert!(out.contains("targets 5 s basics / 5 s solid"), "{out}");
+    // The pinned 5 s answer is within the 5 s target, not over it.
+    assert!(out.contains("5 s (within the 5 s basics)"), "{out}");
+}
+
+#[test]
+fn a_store_held_by_another_process_keeps_the_rating_until_it_is_saved() {
+    let home = tempfile::tempdir().unwrap();
+    let mut c = Command::new(bin());
+    c.env_clear()
+        .env("MCP_TUTOR_HOME", home.path())
+        .env("MCP_TUTOR_NOW", DAY1)
+        .env("MCP_TUTOR_ANSWER_SECS", "5")
+        .env("TZ", "UTC")
+        .env("NO_COLOR", "1")
+        .env("HOME", home.path())
+        .arg("--decks")
+        .arg(fixtures())
+        .args(["quiz", "--tag", "meta"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null());
+    let mut child = c.spawn().unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let mut seen = Vec::new();
+    let mut wait_for = |needle: &str| loop {
+        let line = rx
+            .recv_timeout(Duration::from_secs(60))
+            .unwrap_or_else(|_| panic!("timed out waiting for {needle:?}: {seen:?}"));
+        seen.push(line.clone());
+        if line.contains(needle) {
+            return;
+        }
+    };
+    wait_for("] qz/name-key");
+    // Another process takes the write lock and keeps it past the 10 s the store waits.
+    let holder = rusqlite::Connection::open(home.path().join("progress.sqlite3")).unwrap();
+    holder.execute_batch("BEGIN IMMEDIATE").unwrap();
+    write!(stdin, "io.modelcontextprotocol/subscriptionId\n\n").unwrap();
+    stdin.flush().unwrap();
+    wait_for("is held by another process; waiting up to 10 s (your rating is kept)");
+    wait_for("is locked by another process");
+    wait_for("your rating is kept, not yet saved");
+    // Nothing was saved, and nothing claimed it was.
+    holder.execute_batch("COMMIT").unwrap();
+    drop(holder);
+    writeln!(stdin).unwrap();
+    stdin.flush().unwrap();
+    wait_for("saved: easy");
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
+    assert_eq!(
+        rated(home.path()),
+        vec![("qz/name-key".into(), "easy".into())]
+    );
+}
+
+#[test]
+fn a_changed_store_is_reported_before_the_first_question() {
+    let home = tempfile::tempdir().unwrap();
+    session(
+        home.path(),
+        DAY1,
+        &["--tag", "meta"],
+        "io.modelcontextprotocol/subscriptionId\n\n",
+    );
+    rusqlite::Connection::open(home.path().join("progress.sqlite3"))
+        .unwrap()
+        .execute_batch("ALTER TABLE reviews RENAME COLUMN score TO points")
+        .unwrap();
+    let out = tutor(home.path(), "2026-12-20T10:00:00Z")
+        .args(["quiz", "cram"])
+        .write_stdin("io.modelcontextprotocol/subscriptionId\n\n")
+        .assert()
+        .failure()
+        .get_output()
+        .clone();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(!stdout.contains("] qz/"), "no question is asked: {stdout}");
+    assert!(stderr.contains("has no column `score`"), "{stderr}");
+    assert!(
+        stderr.contains(&home.path().join("progress.sqlite3").display().to_string()),
+        "{stderr}"
+    );
+    // stats says the same, in words rather than SQL.
+    tutor(home.path(), DAY1)
+        .arg("stats")
+        .assert()
+        .failure()
+        .stderr(predicates::str::contains("has no column `score`"))
+        .stderr(predicates::str::contains("SELECT").not());
 }

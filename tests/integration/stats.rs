@@ -2,6 +2,8 @@
 
 use std::collections::BTreeMap;
 
+use predicates::prelude::*;
+
 use crate::quiz_support::*;
 
 fn stats_json(home: &std::path::Path, now: &str, extra: &[&str]) -> serde_json::Value {
@@ -175,5 +177,176 @@ fn stats_report_fits_the_width_with_hanging_indents() {
             assert!(wrapped > 0, "at 60 columns something wraps:\n{out}");
         }
         assert!(out.contains("Your recurring misconceptions"));
+
+#[test]
+fn a_card_failed_minutes_ago_is_weak_and_due_today() {
+    let home = tempfile::tempdir().unwrap();
+    // Graduated with `easy` on day 1, failed on day 9 at 09:00: relearning, back at 09:10.
+    session(
+        home.path(),
+        DAY1,
+        &["--tag", "meta"],
+        "io.modelcontextprotocol/subscriptionId\n4\n",
+    );
+    session(
+        home.path(),
+        "2026-12-07T09:00:00Z",
+        &["--tag", "meta"],
+        "io.modelcontextprotocol/subscriptionid\n1\n",
+    );
+    let now = "2026-12-07T09:03:00Z";
+    let s = stats_json(home.path(), now, &[]);
+    let weak = &s["weakest_cards"][0];
+    assert_eq!(weak["card"], "qz/name-key");
+    assert_eq!(weak["phase"], "relearning");
+    assert!(weak["recall_now"].is_null(), "{weak}");
+    // Due again at 09:10 today: counted in "due today" and in the forecast's first row.
+    assert_eq!(s["due_today"], 1);
+    assert_eq!(s["forecast"][0]["due"], 1);
+    assert_eq!(s["forecast"].as_array().unwrap().len(), 14);
+    let out = tutor(home.path(), now)
+        .args(["--plain", "stats"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let out = String::from_utf8(out).unwrap();
+    assert!(!out.contains("100% recall now"), "{out}");
+    assert!(out.contains("relearning       qz/name-key"), "{out}");
+    assert!(out.contains("Due today: 1 "), "{out}");
+}
+
+#[test]
+fn an_exam_date_in_the_past_is_refused() {
+    let home = tempfile::tempdir().unwrap();
+    for cmd in [&["stats"][..], &["quiz"][..]] {
+        tutor(home.path(), DAY1)
+            .args(cmd)
+            .args(["--exam", "2020-01-01"])
+            .write_stdin("quit\n")
+            .assert()
+            .failure()
+            .stderr(predicates::str::contains(
+                "--exam 2020-01-01 is in the past (today is 2026-11-29)",
+            ));
+    }
+}
+
+/// A way to run `mcp-tutor` as a user for whom permissions bind. As root they do not, so the
+/// command runs as `nobody` through setpriv (from a copy of the binary inside `home` when
+/// nobody cannot reach the build folder). None when no such user can reach `home`.
+fn reader(home: &std::path::Path) -> Option<Vec<std::ffi::OsString>> {
+    let root = std::process::Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| o.stdout.starts_with(b"0\n"));
+    if !root {
+        return Some(vec![bin().into()]);
+    }
+    let nobody = ["--reuid=65534", "--regid=65534", "--clear-groups"];
+    let runs = |args: &[&std::ffi::OsStr]| {
+        std::process::Command::new("setpriv")
+            .args(nobody)
+            .args(args)
+            .output()
+            .is_ok_and(|o| o.status.success())
+    };
+    let mut exe = std::path::PathBuf::from(bin());
+    if !runs(&[exe.as_os_str(), "--version".as_ref()]) {
+        let copy = home.join("mcp-tutor-copy");
+        std::fs::copy(&exe, &copy).ok()?;
+        exe = copy;
+    }
+    let db = home.join("progress.sqlite3");
+    if !runs(&["test".as_ref(), "-r".as_ref(), db.as_os_str()]) {
+        return None;
+    }
+    let mut cmd: Vec<std::ffi::OsString> = vec!["setpriv".into()];
+    cmd.extend(nobody.iter().map(|a| a.into()));
+    cmd.push(exe.into());
+    Some(cmd)
+}
+
+fn as_reader(cmd: &[std::ffi::OsString], home: &std::path::Path, now: &str) -> assert_cmd::Command {
+    let mut c = assert_cmd::Command::new(&cmd[0]);
+    c.args(&cmd[1..]);
+    env(c.env_clear(), home, now);
+    c.timeout(std::time::Duration::from_secs(60));
+    c
+}
+
+#[test]
+fn read_only_commands_work_on_a_read_only_store() {
+    use std::os::unix::fs::PermissionsExt;
+    let home = tempfile::tempdir().unwrap();
+    session(
+        home.path(),
+        DAY1,
+        &["--tag", "meta"],
+        "io.modelcontextprotocol/subscriptionId\n\n",
+    );
+    let set = |p: &std::path::Path, mode| {
+        std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode)).unwrap()
+    };
+    let db = home.path().join("progress.sqlite3");
+    let Some(cmd) = reader(home.path()) else {
+        eprintln!(
+            "skipped: no unprivileged user can reach {}",
+            home.path().display()
+        );
+        return;
+    };
+    set(&db, 0o444);
+    set(home.path(), 0o555);
+    // The folder really is read-only for the reader.
+    let probe = as_reader(&cmd, home.path(), DAY1)
+        .args(["progress", "reset", "--all", "--yes"])
+        .assert()
+        .failure()
+        .get_output()
+        .stderr
+        .clone();
+    let probe = String::from_utf8(probe).unwrap();
+    assert!(probe.contains(&db.display().to_string()), "{probe}");
+    assert!(
+        probe.contains("read-only") || probe.contains("cannot open"),
+        "{probe}"
+    );
+    let out = as_reader(&cmd, home.path(), DAY1)
+        .args(["stats", "--json"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let s: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(s["reviews"]["total"], 1);
+    as_reader(&cmd, home.path(), DAY1)
+        .args(["progress", "export"])
+        .assert()
+        .success()
+        .stdout(predicates::str::contains("qz/name-key"));
+    set(home.path(), 0o755);
+}
+
+#[test]
+fn a_data_dir_that_is_a_file_is_named_plainly() {
+    let home = tempfile::tempdir().unwrap();
+    let file = home.path().join("notes.txt");
+    std::fs::write(&file, "x").unwrap();
+    for cmd in [&["stats"][..], &["quiz"][..], &["progress", "export"][..]] {
+        tutor(home.path(), DAY1)
+            .arg("--data-dir")
+            .arg(&file)
+            .args(cmd)
+            .write_stdin("quit\n")
+            .assert()
+            .failure()
+            .stderr(predicates::str::contains(format!(
+                "the data directory {} is a file, not a folder",
+                file.display()
+            )))
+            .stderr(predicates::str::contains("os error").not());
     }
 }

@@ -7,13 +7,15 @@
 //! transaction, so two sessions at once can interleave but never lose or corrupt a review.
 //! `undo` does not delete: it appends the review's id to `undone`.
 
+mod open;
+
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::time::Duration as StdDuration;
 
-use anyhow::Context;
 use chrono::{DateTime, TimeZone, Utc};
 use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior, params};
+
+pub use open::{LOCK_WAIT, Problem, SCHEMA_VERSION, StoreError, is_locked};
 use serde::Serialize;
 
 use crate::grader::{Rating, Verdict};
@@ -137,51 +139,9 @@ pub struct Store {
     pub scheduler: Scheduler,
 }
 
-const SCHEMA: &str = "
-CREATE TABLE IF NOT EXISTS reviews (
-    id            INTEGER PRIMARY KEY AUTOINCREMENT,
-    card          TEXT    NOT NULL,
-    at_ms         INTEGER NOT NULL,
-    rating        TEXT    NOT NULL,
-    suggested     TEXT,
-    verdict       TEXT,
-    score         REAL,
-    points_hit    TEXT    NOT NULL DEFAULT '[]',
-    points_missed TEXT    NOT NULL DEFAULT '[]',
-    red_flags     TEXT    NOT NULL DEFAULT '[]',
-    answer_ms     INTEGER,
-    basics_s      INTEGER,
-    solid_s       INTEGER,
-    hints         INTEGER NOT NULL DEFAULT 0,
-    deeper        INTEGER NOT NULL DEFAULT 0,
-    mode          TEXT    NOT NULL,
-    scheduled     INTEGER NOT NULL,
-    card_hash     TEXT,
-    session       TEXT,
-    source        TEXT
-);
-CREATE INDEX IF NOT EXISTS reviews_by_card ON reviews(card, at_ms, id);
-CREATE TABLE IF NOT EXISTS undone (
-    review_id INTEGER PRIMARY KEY,
-    at_ms     INTEGER NOT NULL
-);
-CREATE TABLE IF NOT EXISTS card_state (
-    card       TEXT PRIMARY KEY,
-    phase      TEXT    NOT NULL,
-    step       INTEGER NOT NULL,
-    stability  REAL    NOT NULL,
-    difficulty REAL    NOT NULL,
-    due_ms     INTEGER NOT NULL,
-    last_ms    INTEGER NOT NULL,
-    first_ms   INTEGER NOT NULL,
-    reps       INTEGER NOT NULL,
-    lapses     INTEGER NOT NULL
-);
-CREATE TABLE IF NOT EXISTS settings (
-    key   TEXT PRIMARY KEY,
-    value TEXT NOT NULL
-);
-";
+/// `rusqlite::Result` for the queries below; the public methods turn its errors into ones that
+/// name the store's path and say what to do.
+type Sql<T> = rusqlite::Result<T>;
 
 fn ms(t: DateTime<Utc>) -> i64 {
     t.timestamp_millis()
@@ -209,28 +169,14 @@ pub fn verdict_str(v: Verdict) -> &'static str {
 
 impl Store {
     /// Open (creating if needed) the store in `data_dir`, with the desired retention saved
-    /// there (default 0.90).
+    /// there (default 0.90). The store is checked (version, layout) before this returns.
     pub fn open(data_dir: &Path) -> anyhow::Result<Store> {
         Store::open_with(data_dir, None)
     }
 
     /// Like [`Store::open`]; `retention` (when given) becomes the saved desired retention.
     pub fn open_with(data_dir: &Path, retention: Option<f32>) -> anyhow::Result<Store> {
-        std::fs::create_dir_all(data_dir).with_context(|| {
-            format!(
-                "cannot create the data directory {} (choose another with --data-dir DIR or MCP_TUTOR_HOME)",
-                data_dir.display()
-            )
-        })?;
-        let path = data_dir.join(DB_FILE);
-        let conn = Connection::open(&path)
-            .with_context(|| format!("cannot open the progress store {}", path.display()))?;
-        conn.busy_timeout(StdDuration::from_secs(10))?;
-        // WAL lets a reader (stats) run beside a writer; FULL makes each commit durable.
-        conn.pragma_update(None, "journal_mode", "WAL")?;
-        conn.pragma_update(None, "synchronous", "FULL")?;
-        conn.execute_batch(SCHEMA)
-            .with_context(|| format!("cannot set up the progress store {}", path.display()))?;
+        let (conn, path) = open::open_rw(data_dir)?;
         let mut store = Store {
             conn,
             path,
@@ -251,37 +197,97 @@ impl Store {
         Ok(store)
     }
 
+    /// Open the store for reading only (`stats`, `progress export`): nothing is created or
+    /// written, so a read-only file or folder works, and a missing store reads as empty.
+    pub fn open_read_only(data_dir: &Path) -> anyhow::Result<Store> {
+        let (conn, path) = open::open_ro(data_dir)?;
+        let mut store = Store {
+            conn,
+            path,
+            scheduler: Scheduler::new(scheduler::DEFAULT_RETENTION)?,
+        };
+        let saved = store
+            .setting("desired_retention")?
+            .and_then(|v| v.parse::<f32>().ok())
+            .and_then(|r| Scheduler::new(r).ok());
+        if let Some(s) = saved {
+            store.scheduler = s;
+        }
+        Ok(store)
+    }
+
+    fn explain(&self, doing: &str) -> impl FnOnce(rusqlite::Error) -> anyhow::Error + '_ {
+        let doing = doing.to_string();
+        move |e| open::explain(e, &self.path, &doing)
+    }
+
+    pub fn record(&self, r: &NewReview) -> anyhow::Result<i64> {
+        self.record_sql(r).map_err(self.explain("saving a review"))
+    }
+
+    pub fn states(&self) -> anyhow::Result<HashMap<String, CardState>> {
+        self.states_sql()
+            .map_err(self.explain("reading the card states"))
+    }
+
+    pub fn last_hashes(&self) -> anyhow::Result<HashMap<String, (String, DateTime<Utc>)>> {
+        self.last_hashes_sql()
+            .map_err(self.explain("reading the card fingerprints"))
+    }
+
+    pub fn reviews(&self) -> anyhow::Result<Vec<ReviewRow>> {
+        self.reviews_sql()
+            .map_err(self.explain("reading the review log"))
+    }
+
+    pub fn cards_matching(&self, target: Option<&str>) -> anyhow::Result<Vec<(String, usize)>> {
+        self.cards_matching_sql(target)
+            .map_err(self.explain("listing the cards with progress"))
+    }
+
+    pub fn reset(&self, cards: &[String]) -> anyhow::Result<usize> {
+        self.reset_sql(cards)
+            .map_err(self.explain("forgetting progress"))
+    }
+
+    /// How long a write waits for another process's lock before failing as locked
+    /// (default [`LOCK_WAIT`]).
+    pub fn set_lock_wait(&self, wait: std::time::Duration) -> anyhow::Result<()> {
+        self.conn
+            .busy_timeout(wait)
+            .map_err(self.explain("setting its lock wait"))
+    }
+
     pub fn path(&self) -> &Path {
         &self.path
     }
 
     pub fn setting(&self, key: &str) -> anyhow::Result<Option<String>> {
-        Ok(self
-            .conn
+        self.conn
             .query_row("SELECT value FROM settings WHERE key = ?1", [key], |r| {
                 r.get(0)
             })
-            .optional()?)
+            .optional()
+            .map_err(self.explain("reading its settings"))
     }
 
     pub fn set_setting(&self, key: &str, value: &str) -> anyhow::Result<()> {
-        self.conn.execute(
-            "INSERT INTO settings(key, value) VALUES (?1, ?2)
+        self.conn
+            .execute(
+                "INSERT INTO settings(key, value) VALUES (?1, ?2)
              ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-            params![key, value],
-        )?;
+                params![key, value],
+            )
+            .map_err(self.explain("saving a setting"))?;
         Ok(())
     }
 
-    fn begin(&self) -> anyhow::Result<Transaction<'_>> {
-        Ok(Transaction::new_unchecked(
-            &self.conn,
-            TransactionBehavior::Immediate,
-        )?)
+    fn begin(&self) -> Sql<Transaction<'_>> {
+        Transaction::new_unchecked(&self.conn, TransactionBehavior::Immediate)
     }
 
     /// Append a review and update the card's state; committed when this returns.
-    pub fn record(&self, r: &NewReview) -> anyhow::Result<i64> {
+    fn record_sql(&self, r: &NewReview) -> Sql<i64> {
         let tx = self.begin()?;
         tx.execute(
             "INSERT INTO reviews (card, at_ms, rating, suggested, verdict, score, points_hit,
@@ -331,6 +337,17 @@ impl Store {
     /// Take a review back: it stays in the log, marked undone, and the card's state is
     /// recomputed without it.
     pub fn undo(&self, review_id: i64) -> anyhow::Result<()> {
+        if !self
+            .undo_sql(review_id)
+            .map_err(self.explain("taking a review back"))?
+        {
+            anyhow::bail!("review {review_id} is not in the log");
+        }
+        Ok(())
+    }
+
+    /// False when the review is not in the log.
+    fn undo_sql(&self, review_id: i64) -> Sql<bool> {
         let tx = self.begin()?;
         let card: Option<String> = tx
             .query_row("SELECT card FROM reviews WHERE id = ?1", [review_id], |r| {
@@ -338,7 +355,7 @@ impl Store {
             })
             .optional()?;
         let Some(card) = card else {
-            anyhow::bail!("review {review_id} is not in the log");
+            return Ok(false);
         };
         tx.execute(
             "INSERT OR IGNORE INTO undone(review_id, at_ms) VALUES (?1, ?2)",
@@ -346,14 +363,14 @@ impl Store {
         )?;
         self.recompute(&tx, &card)?;
         tx.commit()?;
-        Ok(())
+        Ok(true)
     }
 
     fn scheduled_history(
         &self,
         conn: &Connection,
         card: &str,
-    ) -> anyhow::Result<Vec<(Rating, DateTime<Utc>)>> {
+    ) -> Sql<Vec<(Rating, DateTime<Utc>)>> {
         let mut stmt = conn.prepare_cached(
             "SELECT rating, at_ms FROM reviews
              WHERE card = ?1 AND scheduled = 1 AND id NOT IN (SELECT review_id FROM undone)
@@ -372,7 +389,7 @@ impl Store {
         Ok(out)
     }
 
-    fn recompute(&self, tx: &Transaction<'_>, card: &str) -> anyhow::Result<()> {
+    fn recompute(&self, tx: &Transaction<'_>, card: &str) -> Sql<()> {
         let history = self.scheduled_history(tx, card)?;
         match self.scheduler.replay(history) {
             None => {
@@ -402,7 +419,7 @@ impl Store {
     }
 
     /// Every card's current state, keyed by `DECK/CARD`.
-    pub fn states(&self) -> anyhow::Result<HashMap<String, CardState>> {
+    fn states_sql(&self) -> Sql<HashMap<String, CardState>> {
         let mut stmt = self.conn.prepare(
             "SELECT card, phase, step, stability, difficulty, due_ms, last_ms, first_ms, reps, lapses
              FROM card_state",
@@ -437,7 +454,7 @@ impl Store {
 
     /// The card-text hash stored with each card's latest review, to tell the user when a card
     /// changed since they last saw it.
-    pub fn last_hashes(&self) -> anyhow::Result<HashMap<String, (String, DateTime<Utc>)>> {
+    fn last_hashes_sql(&self) -> Sql<HashMap<String, (String, DateTime<Utc>)>> {
         let mut stmt = self.conn.prepare(
             "SELECT card, card_hash, at_ms, MAX(id) FROM reviews
              WHERE card_hash IS NOT NULL AND id NOT IN (SELECT review_id FROM undone)
@@ -459,7 +476,7 @@ impl Store {
     }
 
     /// The whole log, oldest first, undone reviews included (and marked).
-    pub fn reviews(&self) -> anyhow::Result<Vec<ReviewRow>> {
+    fn reviews_sql(&self) -> Sql<Vec<ReviewRow>> {
         let mut stmt = self.conn.prepare(
             "SELECT id, card, at_ms, rating, suggested, verdict, score, points_hit, points_missed,
                     red_flags, answer_ms, basics_s, solid_s, hints, deeper, mode, scheduled,
@@ -492,7 +509,7 @@ impl Store {
                 undone: r.get(20)?,
             })
         })?;
-        Ok(rows.collect::<Result<Vec<_>, _>>()?)
+        rows.collect()
     }
 
     /// Cards whose first scheduled review falls on study day `day` (for the daily new-card cap).
@@ -506,7 +523,7 @@ impl Store {
 
     /// Cards with any review whose key is `target` (a card) or starts with `target/` (a deck);
     /// `None` means every card.
-    pub fn cards_matching(&self, target: Option<&str>) -> anyhow::Result<Vec<(String, usize)>> {
+    fn cards_matching_sql(&self, target: Option<&str>) -> Sql<Vec<(String, usize)>> {
         let mut stmt = self
             .conn
             .prepare("SELECT card, COUNT(*) FROM reviews GROUP BY card ORDER BY card")?;
@@ -529,7 +546,7 @@ impl Store {
 
     /// Forget cards entirely: their reviews and state are deleted (the one deliberate
     /// exception to append-only, asked for by the user).
-    pub fn reset(&self, cards: &[String]) -> anyhow::Result<usize> {
+    fn reset_sql(&self, cards: &[String]) -> Sql<usize> {
         let tx = self.begin()?;
         let mut n = 0;
         for card in cards {
@@ -546,118 +563,4 @@ impl Store {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use chrono::Duration;
-
-    fn t0() -> DateTime<Utc> {
-        DateTime::parse_from_rfc3339("2026-11-29T10:00:00Z")
-            .unwrap()
-            .with_timezone(&Utc)
-    }
-
-    #[test]
-    fn record_undo_and_state() {
-        let dir = tempfile::tempdir().unwrap();
-        let s = Store::open(dir.path()).unwrap();
-        let a = s
-            .record(&NewReview::new("d/c", Rating::Good, Mode::Review, t0()))
-            .unwrap();
-        let b = s
-            .record(&NewReview::new(
-                "d/c",
-                Rating::Good,
-                Mode::Review,
-                t0() + Duration::minutes(10),
-            ))
-            .unwrap();
-        assert!(b > a);
-        let st = s.state("d/c").unwrap().unwrap();
-        assert_eq!(st.phase, Phase::Review);
-        assert_eq!(st.reps, 2);
-        s.undo(b).unwrap();
-        let st = s.state("d/c").unwrap().unwrap();
-        assert_eq!(st.phase, Phase::Learning);
-        assert_eq!(st.reps, 1);
-        let rows = s.reviews().unwrap();
-        assert_eq!(rows.len(), 2, "undo keeps the log append-only");
-        assert!(rows[1].undone && !rows[0].undone);
-        s.undo(a).unwrap();
-        assert!(s.state("d/c").unwrap().is_none());
-    }
-
-    #[test]
-    fn cram_does_not_touch_the_schedule_and_lapses_do() {
-        let dir = tempfile::tempdir().unwrap();
-        let s = Store::open(dir.path()).unwrap();
-        s.record(&NewReview::new("d/c", Rating::Again, Mode::Cram, t0()))
-            .unwrap();
-        assert!(s.state("d/c").unwrap().is_none());
-        s.record_lapse("d/c", "lab:ack-first").unwrap();
-        let rows = s.reviews().unwrap();
-        assert_eq!(rows[1].mode, "lab");
-        assert_eq!(rows[1].rating, "again");
-        assert_eq!(rows[1].source.as_deref(), Some("lab:ack-first"));
-        assert!(s.state("d/c").unwrap().is_some());
-    }
-
-    #[test]
-    fn retention_is_saved() {
-        let dir = tempfile::tempdir().unwrap();
-        Store::open_with(dir.path(), Some(0.85)).unwrap();
-        let s = Store::open(dir.path()).unwrap();
-        assert!((s.scheduler.desired_retention - 0.85).abs() < 1e-6);
-        assert!(Store::open_with(dir.path(), Some(2.0)).is_err());
-    }
-
-    #[test]
-    fn two_writers_at_once_lose_nothing() {
-        let dir = tempfile::tempdir().unwrap();
-        Store::open(dir.path()).unwrap();
-        let threads: Vec<_> = (0..2)
-            .map(|w| {
-                let path = dir.path().to_path_buf();
-                std::thread::spawn(move || {
-                    let s = Store::open(&path).unwrap();
-                    for i in 0..40 {
-                        let at = t0() + Duration::minutes(i);
-                        s.record(&NewReview::new("d/shared", Rating::Good, Mode::Review, at))
-                            .unwrap();
-                        s.record(&NewReview::new(
-                            &format!("d/own-{w}"),
-                            Rating::Hard,
-                            Mode::Review,
-                            at,
-                        ))
-                        .unwrap();
-                    }
-                })
-            })
-            .collect();
-        for t in threads {
-            t.join().unwrap();
-        }
-        let s = Store::open(dir.path()).unwrap();
-        assert_eq!(s.reviews().unwrap().len(), 160);
-        let states = s.states().unwrap();
-        assert_eq!(states["d/shared"].reps, 80);
-        assert_eq!(states["d/own-0"].reps, 40);
-        assert_eq!(states["d/own-1"].reps, 40);
-    }
-
-    #[test]
-    fn reset_forgets_a_deck() {
-        let dir = tempfile::tempdir().unwrap();
-        let s = Store::open(dir.path()).unwrap();
-        for c in ["a/x", "a/y", "b/z"] {
-            s.record(&NewReview::new(c, Rating::Good, Mode::Review, t0()))
-                .unwrap();
-        }
-        let m = s.cards_matching(Some("a")).unwrap();
-        assert_eq!(m.len(), 2);
-        let cards: Vec<String> = m.into_iter().map(|(c, _)| c).collect();
-        assert_eq!(s.reset(&cards).unwrap(), 2);
-        assert_eq!(s.reviews().unwrap().len(), 1);
-        assert_eq!(s.states().unwrap().len(), 1);
-    }
-}
+mod tests;
