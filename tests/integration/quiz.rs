@@ -774,7 +774,9 @@ fn a_card_that_builds_on_another_deck_waits_until_that_card_is_introduced() {
     // Once b/basis has been answered, the follow-up joins the new cards.
     let out = run("notifications/cancelled\n\n");
     assert!(out.contains("] a/needs ·"), "{out}");
+}
 
+#[test]
 fn undo_takes_back_the_red_flag_re_ask_too() {
     let home = tempfile::tempdir().unwrap();
     // A red flag (rated `again`, the card is queued to come back), then `undo` at the

@@ -177,6 +177,8 @@ fn stats_report_fits_the_width_with_hanging_indents() {
             assert!(wrapped > 0, "at 60 columns something wraps:\n{out}");
         }
         assert!(out.contains("Your recurring misconceptions"));
+    }
+}
 
 #[test]
 fn a_card_failed_minutes_ago_is_weak_and_due_today() {
