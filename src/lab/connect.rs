@@ -1,4 +1,5 @@
-//! Choosing and starting what the lab talks to: the bundled server in-process over real HTTP,
+//! Choosing and starting what the lab talks to: the bundled server (started in this process,
+//! reached only over real HTTP like any other),
 //! any server by URL, or a `mcp-tutor serve --stdio` child. The wire itself is the checking
 //! client's (`crate::check::wire`); this module only adapts it to the lab's [`Link`].
 
@@ -9,8 +10,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use anyhow::Context;
-use mock_server::protocol::{NotificationKind, RequestId};
-use mock_server::{Control, Fault};
+use mock_server::Fault;
+use mock_server::protocol::RequestId;
 use serde_json::Value;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
@@ -18,7 +19,6 @@ use tokio::task::JoinHandle;
 use super::Args;
 use super::link::{BoxFut, Incoming, Link, Opened, Reply, Tx};
 use super::scenario::{ScenarioFile, Transport};
-use super::session::{Controls, ServerControl, TriggerTools};
 use crate::check::wire::{
     HeaderEdits, HttpClient, Route, StdioClient, StdioSender, WireEvent, route,
 };
@@ -58,7 +58,6 @@ impl Target {
 
 pub struct Connection {
     pub link: Box<dyn Link>,
-    pub controls: Controls,
     /// Whatever must stay alive while the lab runs (the in-process server).
     pub keep: Option<Box<dyn std::any::Any + Send>>,
     pub fault_names: Vec<String>,
@@ -87,11 +86,10 @@ pub async fn connect(target: &Target, tx: Tx) -> anyhow::Result<Connection> {
             let server = mock_server::start_http(config)
                 .await
                 .context("cannot start the bundled mock server")?;
+            // Only the URL is kept: the lab drives this server over HTTP like any other.
             let link = HttpLink::new(&server.url, "the bundled mock server")?;
-            let control = server.control.clone();
             Ok(Connection {
                 link: Box::new(link),
-                controls: Controls::InProcess(Box::new(InProcess { control })),
                 keep: Some(Box::new(server)),
                 fault_names,
                 uris,
@@ -99,9 +97,8 @@ pub async fn connect(target: &Target, tx: Tx) -> anyhow::Result<Connection> {
         }
         Target::Url(url) => Ok(Connection {
             link: Box::new(HttpLink::new(url, url)?),
-            controls: Controls::Tools(TriggerTools::default()),
             keep: None,
-            fault_names: Vec::new(),
+            fault_names,
             uris,
         }),
         Target::Stdio { faults } => {
@@ -123,56 +120,11 @@ pub async fn connect(target: &Target, tx: Tx) -> anyhow::Result<Connection> {
             let link = StdioLink::spawn(exe, args, shown, tx)?;
             Ok(Connection {
                 link: Box::new(link),
-                controls: Controls::Tools(TriggerTools::default()),
                 keep: None,
                 fault_names,
                 uris,
             })
         }
-    }
-}
-
-/// The bundled server's in-process controls.
-struct InProcess {
-    control: Control,
-}
-
-impl ServerControl for InProcess {
-    fn trigger(&self, kind: NotificationKind, uri: Option<&str>) {
-        self.control.trigger(kind, uri);
-    }
-
-    fn close(&self, id: &RequestId) -> bool {
-        self.control.close(id)
-    }
-
-    fn close_all(&self) -> usize {
-        self.control.close_all()
-    }
-
-    fn drop_all(&self) -> usize {
-        self.control.drop_all()
-    }
-
-    fn set_fault(&self, name: &str, on: bool) -> anyhow::Result<()> {
-        let f = Fault::from_str(name).map_err(|e| anyhow::anyhow!("{e}"))?;
-        self.control.set_fault(f, on);
-        Ok(())
-    }
-
-    fn faults(&self) -> Vec<(String, bool, String, String)> {
-        let on = self.control.faults();
-        Fault::all()
-            .iter()
-            .map(|f| {
-                (
-                    f.name().to_owned(),
-                    on.contains(f),
-                    f.rule().to_owned(),
-                    f.spec().to_owned(),
-                )
-            })
-            .collect()
     }
 }
 

@@ -48,8 +48,8 @@ use session::{Lab, Sink, Stdout};
         printf 'listen tools\\nchange tools\\nclose all\\n' | mcp-tutor lab   a transcript"
 )]
 pub struct Args {
-    /// Talk to this MCP endpoint instead of the bundled server. `change` and `close all` then
-    /// call the server's trigger tools; `drop` and `fault` are not available.
+    /// Talk to this MCP endpoint instead of the bundled server. The steps work the same: they
+    /// call the server's trigger and control tools, which `mcp-tutor serve` offers.
     #[arg(long, value_name = "URL", conflicts_with = "stdio")]
     pub url: Option<String>,
     /// Start `mcp-tutor serve --stdio` as a child and talk over its standard streams.
@@ -186,7 +186,7 @@ pub fn run(args: Args, g: &Global) -> anyhow::Result<ExitCode> {
     let (lab, rx) = if !interactive || sc.is_some() {
         let lines = script_lines.unwrap_or_default();
         let sink: Box<dyn Sink> = Box::new(Stdout { json: args.json });
-        let lab = Lab::new(conn.link, conn.controls, tx, sink, look, ack_timeout);
+        let lab = Lab::new(conn.link, tx, sink, look, ack_timeout);
         let mut runner = Runner {
             lab,
             rx,
@@ -229,7 +229,7 @@ pub fn run(args: Args, g: &Global) -> anyhow::Result<ExitCode> {
         (runner.lab, runner.rx)
     } else {
         let sink: Box<dyn Sink> = Box::new(Stdout { json: args.json });
-        let mut lab = Lab::new(conn.link, conn.controls, tx, sink, look, ack_timeout);
+        let mut lab = Lab::new(conn.link, tx, sink, look, ack_timeout);
         lab.banner();
         (lab, rx)
     };

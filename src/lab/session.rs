@@ -44,44 +44,34 @@ impl Sink for Stdout {
     }
 }
 
-/// How the lab makes the server do things a client cannot ask for directly.
-pub trait ServerControl: Send + Sync {
-    fn trigger(&self, kind: NotificationKind, uri: Option<&str>);
-    fn close(&self, id: &RequestId) -> bool;
-    fn close_all(&self) -> usize;
-    fn drop_all(&self) -> usize;
-    fn set_fault(&self, name: &str, on: bool) -> anyhow::Result<()>;
-    /// (name, on, rule it breaks, spec reference)
-    fn faults(&self) -> Vec<(String, bool, String, String)>;
+/// The tools the lab calls to make a server do what no client request asks for: the
+/// conformance suite's trigger tools, and the mock's control tools (`close ID`, `drop`,
+/// `fault`, `reset`). The bundled server is driven only through them, over the wire.
+pub struct ServerTools {
+    pub tools: &'static str,
+    pub prompts: &'static str,
+    pub resources: &'static str,
+    pub update: &'static str,
+    pub close_all: &'static str,
+    pub close_one: &'static str,
+    pub drop_all: &'static str,
+    pub set_fault: &'static str,
+    pub list_faults: &'static str,
+    pub reset_faults: &'static str,
 }
 
-/// Trigger tools a server exposes for tests (the conformance suite's names).
-pub struct TriggerTools {
-    pub tools: String,
-    pub prompts: String,
-    pub resources: String,
-    pub update: String,
-    pub close: String,
-}
-
-impl Default for TriggerTools {
-    fn default() -> Self {
-        TriggerTools {
-            tools: "test_trigger_tool_change".into(),
-            prompts: "test_trigger_prompt_change".into(),
-            resources: "test_trigger_resource_list_change".into(),
-            update: "test_trigger_resource_update".into(),
-            close: "test_close_subscriptions".into(),
-        }
-    }
-}
-
-pub enum Controls {
-    /// The bundled server, in this process.
-    InProcess(Box<dyn ServerControl>),
-    /// Any server: changes and closes go through its trigger tools; drop and faults do not exist.
-    Tools(TriggerTools),
-}
+pub const SERVER_TOOLS: ServerTools = ServerTools {
+    tools: "test_trigger_tool_change",
+    prompts: "test_trigger_prompt_change",
+    resources: "test_trigger_resource_list_change",
+    update: "test_trigger_resource_update",
+    close_all: "test_close_subscriptions",
+    close_one: "test_close_subscription",
+    drop_all: "test_drop_subscriptions",
+    set_fault: "test_set_fault",
+    list_faults: "test_list_faults",
+    reset_faults: "test_reset_faults",
+};
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum SubState {
@@ -125,7 +115,6 @@ enum Action {
 
 pub struct Lab {
     link: Box<dyn Link>,
-    controls: Controls,
     tx: Tx,
     out: Box<dyn Sink>,
     checks: Checks,
@@ -222,7 +211,6 @@ fn summarise(method_name: &str, message: &Value) -> String {
 impl Lab {
     pub fn new(
         link: Box<dyn Link>,
-        controls: Controls,
         tx: Tx,
         out: Box<dyn Sink>,
         look: Look,
@@ -230,7 +218,6 @@ impl Lab {
     ) -> Self {
         Lab {
             link,
-            controls,
             tx,
             out,
             checks: Checks::new(),
@@ -392,7 +379,7 @@ impl Lab {
                 None => self.error("a subscription id is a string or an integer"),
             },
             Step::Drop => self.drop_all().await,
-            Step::Fault { name, on } => self.fault(name, on),
+            Step::Fault { name, on } => self.fault(name, on).await,
             Step::Wire(on) => {
                 self.look.wire = on;
                 self.info(if on {
@@ -560,32 +547,43 @@ impl Lab {
                 self.expecting.push(s.id.clone());
             }
         }
-        let what = match &uri {
-            Some(u) => format!("resource {u} changed"),
-            None => format!("{} list changed", kind_word(kind)),
+        let t = &SERVER_TOOLS;
+        let tool = match kind {
+            NotificationKind::ToolsListChanged => t.tools,
+            NotificationKind::PromptsListChanged => t.prompts,
+            NotificationKind::ResourcesListChanged => t.resources,
+            NotificationKind::ResourceUpdated => t.update,
         };
-        match &self.controls {
-            Controls::InProcess(c) => {
-                c.trigger(kind, uri.as_deref());
-                self.info(format!(
-                    "server side: {what} (the lab poked the bundled server directly; nothing went over the wire)"
-                ));
-            }
-            Controls::Tools(t) => {
-                let tool = match kind {
-                    NotificationKind::ToolsListChanged => t.tools.clone(),
-                    NotificationKind::PromptsListChanged => t.prompts.clone(),
-                    NotificationKind::ResourcesListChanged => t.resources.clone(),
-                    NotificationKind::ResourceUpdated => t.update.clone(),
-                };
-                let args = match &uri {
-                    Some(u) => json!({"uri": u}),
-                    None => json!({}),
-                };
-                self.plain_request(method::TOOLS_CALL, json!({"name": tool, "arguments": args}))
-                    .await;
-            }
+        let args = match &uri {
+            Some(u) => json!({"uri": u}),
+            None => json!({}),
+        };
+        self.call_tool(tool, args).await;
+    }
+
+    /// Call one of the server's tools as a plain request, shown like any other. A refusal
+    /// of a control tool says where such tools exist. Returns whether the tool ran.
+    async fn call_tool(&mut self, tool: &str, args: Value) -> bool {
+        let reply = self
+            .plain_request(method::TOOLS_CALL, json!({"name": tool, "arguments": args}))
+            .await;
+        let ok = reply.as_ref().is_some_and(|r| {
+            r.get("result")
+                .is_some_and(|res| res.get("isError") != Some(&Value::Bool(true)))
+        });
+        let missing = reply
+            .as_ref()
+            .and_then(|r| r.pointer("/error/message"))
+            .and_then(Value::as_str)
+            .is_some_and(|m| m.contains("unknown tool") || m.contains("control tool"));
+        if missing {
+            self.error(format!(
+                "this server does not run `{tool}`: the lab's `change`, `update`, `close`, `drop` \
+                 and `fault` call the tools of mcp-tutor's mock (`mcp-tutor serve`, bound to a \
+                 loopback address); with another server, cause the change there by hand"
+            ));
         }
+        ok
     }
 
     /// Ids of the subscriptions still open, in the order they were opened.
@@ -598,42 +596,26 @@ impl Lab {
     }
 
     async fn close(&mut self, target: Target) {
-        let open = self.open_ids();
-        match (&self.controls, &target) {
-            (Controls::InProcess(c), Target::All) => {
-                let n = c.close_all();
+        match target {
+            Target::All => {
+                let open = self.open_ids();
                 self.expecting.extend(open);
-                self.info(format!(
-                    "server side: ending {n} subscription(s) gracefully (result, then close)"
-                ));
+                if !self.call_tool(SERVER_TOOLS.close_all, json!({})).await {
+                    self.expecting.clear();
+                }
             }
-            (Controls::InProcess(c), Target::One(v)) => {
-                let Some(id) = RequestId::from_value(v) else {
+            Target::One(v) => {
+                let Some(id) = RequestId::from_value(&v) else {
                     self.error("a subscription id is a string or an integer");
                     return;
                 };
-                if c.close(&id) {
-                    self.expecting.push(id.clone());
-                    self.info(format!(
-                        "server side: ending {id} gracefully (result, then close)"
-                    ));
-                } else {
-                    self.error(format!(
-                        "the server has no open subscription {id} (ids keep their JSON type: 7 ≠ \"7\")"
-                    ));
+                self.expecting.push(id.clone());
+                if !self
+                    .call_tool(SERVER_TOOLS.close_one, json!({"id": v}))
+                    .await
+                {
+                    self.expecting.retain(|e| e != &id);
                 }
-            }
-            (Controls::Tools(t), Target::All) => {
-                let tool = t.close.clone();
-                self.expecting.extend(open);
-                self.plain_request(method::TOOLS_CALL, json!({"name": tool, "arguments": {}}))
-                    .await;
-            }
-            (Controls::Tools(t), Target::One(_)) => {
-                let tool = t.close.clone();
-                self.error(format!(
-                    "this server can only end every subscription at once (its `{tool}` tool): use `close all`"
-                ));
             }
         }
     }
@@ -688,62 +670,38 @@ impl Lab {
     }
 
     async fn drop_all(&mut self) {
-        match &self.controls {
-            Controls::InProcess(c) => {
-                let n = c.drop_all();
+        let open = self.open_ids();
+        match self.link.vanish().await {
+            Ok(true) => {
                 self.dropped = true;
-                let open = self.open_ids();
                 self.expecting.extend(open);
-                self.info(format!(
-                    "server side: {n} stream(s) cut with no result, as if the server vanished"
-                ));
+                self.info(
+                    "the server process was killed mid-stream; the careful client \
+                     restarts it (STDIO §Unexpected Termination) and must listen again: \
+                     no subscription survives",
+                );
             }
-            Controls::Tools(_) => {
-                let open = self.open_ids();
-                match self.link.vanish().await {
-                    Ok(true) => {
-                        self.dropped = true;
-                        self.expecting.extend(open);
-                        self.info(
-                            "the server process was killed mid-stream; the careful client \
-                             restarts it (STDIO §Unexpected Termination) and must listen again: \
-                             no subscription survives",
-                        );
-                    }
-                    Ok(false) => self.error(
-                        "`drop` needs the bundled server or --stdio (a remote server cannot be \
-                         told to vanish); stop your server by hand to see the same",
-                    ),
-                    Err(e) => self.error(format!("could not restart the server: {e:#}")),
+            // Over HTTP the server is asked to cut its own streams.
+            Ok(false) => {
+                self.dropped = true;
+                self.expecting.extend(open);
+                if !self.call_tool(SERVER_TOOLS.drop_all, json!({})).await {
+                    self.expecting.clear();
                 }
             }
+            Err(e) => self.error(format!("could not restart the server: {e:#}")),
         }
     }
 
-    fn fault(&mut self, name: Option<String>, on: bool) {
-        let Controls::InProcess(c) = &self.controls else {
-            self.error(
-                "faults belong to the bundled mock server; with --url or --stdio start the \
-                 server yourself with `mcp-tutor serve --fault NAME`",
-            );
-            return;
-        };
+    async fn fault(&mut self, name: Option<String>, on: bool) {
         match name {
             None => {
-                let mut t = String::from("faults (fault NAME on|off):\n");
-                for (n, state, rule, spec) in c.faults() {
-                    let mark = if state { "on " } else { "off" };
-                    t.push_str(&format!("  [{mark}] {n:<28} breaks: {rule} ({spec})\n"));
-                }
-                self.info(t);
+                self.call_tool(SERVER_TOOLS.list_faults, json!({})).await;
             }
-            Some(n) => match c.set_fault(&n, on) {
-                Ok(()) => {
-                    let state = if on { "on" } else { "off" };
-                    self.info(format!("fault {n} {state}"));
-                }
-                Err(e) => self.error(format!("{e:#}")),
-            },
+            Some(n) => {
+                self.call_tool(SERVER_TOOLS.set_fault, json!({"name": n, "on": on}))
+                    .await;
+            }
         }
     }
 
@@ -805,13 +763,7 @@ impl Lab {
         for id in open {
             let _ = self.link.cancel(&id).await;
         }
-        if let Controls::InProcess(c) = &self.controls {
-            for (name, on, _, _) in c.faults() {
-                if on {
-                    let _ = c.set_fault(&name, false);
-                }
-            }
-        }
+        self.call_tool(SERVER_TOOLS.reset_faults, json!({})).await;
         self.subs.clear();
         self.events.clear();
         self.expecting.clear();
@@ -1208,15 +1160,6 @@ fn owner_by_content(message: &Value) -> Option<RequestId> {
         Route::Response(id) | Route::Cancelled(id) => Some(id),
         Route::Subscription(tag) => RequestId::from_value(&tag),
         Route::Other => None,
-    }
-}
-
-fn kind_word(k: NotificationKind) -> &'static str {
-    match k {
-        NotificationKind::ToolsListChanged => "tools",
-        NotificationKind::PromptsListChanged => "prompts",
-        NotificationKind::ResourcesListChanged => "resources",
-        NotificationKind::ResourceUpdated => "resource",
     }
 }
 

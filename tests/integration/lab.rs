@@ -288,8 +288,14 @@ pub struct Served {
 
 impl Served {
     pub fn start() -> Served {
+        Served::start_with(&[])
+    }
+
+    /// `mcp-tutor serve --port 0` plus `extra` arguments.
+    pub fn start_with(extra: &[&str]) -> Served {
         let mut child = Command::new(bin())
             .args(["serve", "--port", "0"])
+            .args(extra)
             .env("NO_COLOR", "1")
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -319,9 +325,12 @@ impl Drop for Served {
     }
 }
 
+/// A server without the mock's control tools (here the mock bound to every address, which
+/// does not offer them): `change` still works through the trigger tools, while `close ID`,
+/// `drop` and `fault` are refused by the server and the lab says where such tools exist.
 #[test]
 fn any_server_by_url_uses_its_trigger_tools_and_refuses_drop_and_fault() {
-    let served = Served::start();
+    let served = Served::start_with(&["--host", "0.0.0.0"]);
     let home = tempfile::tempdir().expect("tmp");
     let out = tutor(home.path())
         .args(["lab", "--url", &served.url])
@@ -333,4 +342,50 @@ fn any_server_by_url_uses_its_trigger_tools_and_refuses_drop_and_fault() {
         .clone();
     let out = normalise(&String::from_utf8_lossy(&out));
     insta::assert_snapshot!("url_mode", out);
+}
+
+/// The lab reaches the bundled server only over the wire: the same steps against
+/// `mcp-tutor serve` print the same transcript, banner aside.
+#[test]
+fn bundled_and_url_modes_drive_the_same_steps_over_the_wire() {
+    let steps = "listen tools prompts\nfault\nfault untagged on\nchange tools\nfault untagged off\n\
+                 listen --id 7 resources\nclose 7\nclose \"7\"\nchange prompts\ndrop\n\
+                 listen tools\nclose all\nreset\n";
+    let run = |extra: &[&str]| {
+        let home = tempfile::tempdir().expect("tmp");
+        let out = tutor(home.path())
+            .arg("lab")
+            .args(extra)
+            .write_stdin(steps)
+            .output()
+            .expect("run the lab");
+        let text = normalise(&String::from_utf8_lossy(&out.stdout));
+        let body: Vec<&str> = text
+            .lines()
+            .filter(|l| !l.starts_with("mcp-tutor lab:"))
+            .collect();
+        (out.status.code(), body.join("\n"))
+    };
+    let served = Served::start();
+    let (bundled_code, bundled) = run(&[]);
+    let (url_code, url) = run(&["--url", &served.url]);
+    assert_eq!(bundled, url, "the two modes differ");
+    assert_eq!(bundled_code, url_code);
+    for step in [
+        "test_set_fault",
+        "test_list_faults",
+        "test_close_subscription",
+        "test_drop_subscriptions",
+        "test_reset_faults",
+    ] {
+        assert!(bundled.contains(step), "{step} not called:\n{bundled}");
+    }
+    assert!(
+        bundled.contains("stream ended abruptly") || bundled.contains("abrupt end"),
+        "{bundled}"
+    );
+    assert!(
+        bundled.contains("no open subscription \"7\""),
+        "a string id is not the number 7:\n{bundled}"
+    );
 }
