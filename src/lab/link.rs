@@ -9,7 +9,7 @@ use std::pin::Pin;
 
 use mock_server::protocol::RequestId;
 use serde_json::Value;
-use tokio::sync::mpsc::UnboundedSender;
+use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 
 pub type BoxFut<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
@@ -43,6 +43,7 @@ pub enum Incoming {
 }
 
 pub type Tx = UnboundedSender<Incoming>;
+pub type Receiver = UnboundedReceiver<Incoming>;
 
 /// A plain request's reply.
 #[derive(Debug, Clone)]

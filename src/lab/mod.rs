@@ -91,31 +91,31 @@ impl Lapses for StoreLapses {
     }
 }
 
-/// Reads predictions from the terminal.
-struct AskUser;
+/// Reads predictions from the terminal, through the REPL's one keyboard thread.
+struct AskUser<'k> {
+    kb: &'k mut repl::Keyboard,
+}
 
-impl Predictor for AskUser {
-    fn predict(&mut self, q: &scenario::Question) -> Option<String> {
-        let letters: String = q.letters().collect();
-        let Ok(mut rl) = rustyline::DefaultEditor::new() else {
-            return None;
-        };
-        loop {
-            let line = match rl.readline(&format!("your prediction [{letters}] (enter to skip)> "))
-            {
-                Ok(l) => l,
-                Err(_) => return None,
-            };
-            let l = line.trim().to_ascii_lowercase();
-            let l = l.strip_prefix("predict").unwrap_or(&l).trim().to_owned();
-            if l.is_empty() {
-                return None;
+impl Predictor for AskUser<'_> {
+    fn predict<'a>(&'a mut self, q: &'a scenario::Question) -> runner::BoxFut<'a, Option<String>> {
+        Box::pin(async move {
+            let letters: String = q.letters().collect();
+            loop {
+                let line = self
+                    .kb
+                    .line(&format!("your prediction [{letters}] (enter to skip)> "))
+                    .await?;
+                let l = line.trim().to_ascii_lowercase();
+                let l = l.strip_prefix("predict").unwrap_or(&l).trim().to_owned();
+                if l.is_empty() {
+                    return None;
+                }
+                if l.len() == 1 && letters.contains(&l) {
+                    return Some(l);
+                }
+                println!("  type one of {letters}");
             }
-            if l.len() == 1 && letters.contains(&l) {
-                return Some(l);
-            }
-            println!("  type one of {letters}");
-        }
+        })
     }
 }
 
@@ -176,17 +176,15 @@ pub fn run(args: Args, g: &Global) -> anyhow::Result<ExitCode> {
         dir: data_dir.clone(),
     };
 
-    let fault_names = conn.fault_names.clone();
-    let uris = conn.uris.clone();
     let keep = conn.keep;
     let history = data_dir.map(|d| d.join("lab_history"));
+    let sink: Box<dyn Sink> = Box::new(Stdout { json: args.json });
+    let mut lab = Lab::new(conn.link, tx, sink, look, ack_timeout);
+    let mut rx = rx;
 
-    // Scripts and scenarios run step by step, settling after each; an interactive scenario then
-    // hands its lab over to the REPL so the learner can keep experimenting.
-    let (lab, rx) = if !interactive || sc.is_some() {
+    if !interactive {
+        // Scripts and scenario scripts run step by step, settling after each.
         let lines = script_lines.unwrap_or_default();
-        let sink: Box<dyn Sink> = Box::new(Stdout { json: args.json });
-        let lab = Lab::new(conn.link, tx, sink, look, ack_timeout);
         let mut runner = Runner {
             lab,
             rx,
@@ -194,13 +192,9 @@ pub fn run(args: Args, g: &Global) -> anyhow::Result<ExitCode> {
         };
         let lab_failed = rt.block_on(async {
             runner.lab.banner();
-            let mut predictor: Box<dyn Predictor> = if interactive {
-                Box::new(AskUser)
-            } else {
-                Box::new(Scripted::from_lines(&lines))
-            };
             if let Some(sc) = &sc {
-                runner.scenario(sc, predictor.as_mut(), &mut lapses).await;
+                let mut predictor = Scripted::from_lines(&lines);
+                runner.scenario(sc, &mut predictor, &mut lapses).await;
             } else {
                 for line in &lines {
                     if !runner.line(line).await {
@@ -208,57 +202,63 @@ pub fn run(args: Args, g: &Global) -> anyhow::Result<ExitCode> {
                     }
                 }
             }
-            if !interactive {
-                runner.lab.shutdown().await;
-            }
+            runner.lab.shutdown().await;
             runner
                 .lab
                 .events
                 .iter()
                 .any(|e| matches!(e, event::Event::Error { .. }))
         });
-        if !interactive {
-            drop(keep);
-            // A script that hit an error says so in its exit status, so CI notices.
-            return Ok(if lab_failed && sc.is_none() {
-                ExitCode::FAILURE
-            } else {
-                ExitCode::SUCCESS
-            });
-        }
-        (runner.lab, runner.rx)
-    } else {
-        let sink: Box<dyn Sink> = Box::new(Stdout { json: args.json });
-        let mut lab = Lab::new(conn.link, tx, sink, look, ack_timeout);
-        lab.banner();
-        (lab, rx)
-    };
+        drop(keep);
+        // A script that hit an error says so in its exit status, so CI notices.
+        return Ok(if lab_failed && sc.is_none() {
+            ExitCode::FAILURE
+        } else {
+            ExitCode::SUCCESS
+        });
+    }
 
+    // Interactive: one keyboard thread for the whole session, predictions included.
     let ids = Arc::new(std::sync::Mutex::new(Vec::new()));
     let helper = repl::LabHelper {
         ids: ids.clone(),
-        faults: fault_names,
-        uris,
+        faults: conn.fault_names,
+        uris: conn.uris,
     };
     let mut rl = repl::editor(helper)?;
-    let mut lab = lab;
-    if let Ok(printer) = rl.create_external_printer() {
-        lab.set_sink(Box::new(repl::PrinterSink {
-            printer,
-            json: args.json,
-        }));
-    }
-    lab.emit(event::Event::Info {
-        text: if sc.is_some() {
-            "the scenario is over; keep experimenting here (`help` for the steps, `quit` to leave)"
-                .into()
-        } else {
-            "type `help` for the steps, `quit` to leave; try `listen tools` then `change tools`"
-                .into()
-        },
+    let printer = rl.create_external_printer().ok();
+    let mut kb = repl::Keyboard::start(rl, history);
+    rt.block_on(async {
+        lab.banner();
+        if let Some(sc) = &sc {
+            // The scenario owns the screen until it hands over to the REPL.
+            let mut runner = Runner {
+                lab,
+                rx,
+                quiet: Duration::from_millis(400),
+            };
+            let mut predictor = AskUser { kb: &mut kb };
+            runner.scenario(sc, &mut predictor, &mut lapses).await;
+            (lab, rx) = (runner.lab, runner.rx);
+        }
+        if let Some(printer) = printer {
+            lab.set_sink(Box::new(repl::PrinterSink {
+                printer,
+                json: args.json,
+            }));
+        }
+        lab.emit(event::Event::Info {
+            text: if sc.is_some() {
+                "the scenario is over; keep experimenting here (`help` for the steps, `quit` to leave)"
+                    .into()
+            } else {
+                "type `help` for the steps, `quit` to leave; try `listen tools` then `change tools`"
+                    .into()
+            },
+        });
+        repl::run(&mut lab, &mut rx, &mut kb, ids).await;
     });
-    let lab = Arc::new(tokio::sync::Mutex::new(lab));
-    repl::run(&rt, rl, lab, rx, ids, history)?;
+    kb.finish();
     drop(keep);
     Ok(ExitCode::SUCCESS)
 }

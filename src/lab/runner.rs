@@ -4,10 +4,9 @@
 
 use std::time::{Duration, Instant};
 
-use tokio::sync::mpsc::UnboundedReceiver;
-
 use super::event::Event;
-use super::link::Incoming;
+pub use super::link::BoxFut;
+use super::link::{Incoming, Receiver};
 use super::scenario::{Question, ScenarioFile};
 use super::session::Lab;
 use super::step::{self, Step};
@@ -15,7 +14,7 @@ use super::step::{self, Step};
 /// Where a scenario's predictions come from.
 pub trait Predictor {
     /// Ask the question (already shown) and return the chosen letter, if any.
-    fn predict(&mut self, q: &Question) -> Option<String>;
+    fn predict<'a>(&'a mut self, q: &'a Question) -> BoxFut<'a, Option<String>>;
 }
 
 /// Predictions read from a script: `predict b` lines (or a bare letter), in order.
@@ -43,8 +42,9 @@ impl Scripted {
 }
 
 impl Predictor for Scripted {
-    fn predict(&mut self, _q: &Question) -> Option<String> {
-        self.answers.next()
+    fn predict<'a>(&'a mut self, _q: &'a Question) -> BoxFut<'a, Option<String>> {
+        let next = self.answers.next();
+        Box::pin(async move { next })
     }
 }
 
@@ -55,7 +55,7 @@ pub trait Lapses {
 
 pub struct Runner {
     pub lab: Lab,
-    pub rx: UnboundedReceiver<Incoming>,
+    pub rx: Receiver,
     /// How long the wire must stay quiet before a step counts as done.
     pub quiet: Duration,
 }
@@ -186,7 +186,7 @@ impl Runner {
                     choices: q.choices.clone(),
                     card: q.card.clone(),
                 });
-                chosen = predictor.predict(q);
+                chosen = predictor.predict(q).await;
             }
             for line in &beat.run {
                 if !self.line(line).await {

@@ -586,6 +586,14 @@ impl Lab {
         ok
     }
 
+    /// The open subscriptions' ids as typed (`lab-1`, `7`), for completion.
+    pub fn open_id_words(&self) -> Vec<String> {
+        self.open_ids()
+            .iter()
+            .map(|id| id.to_string().trim_matches('"').to_owned())
+            .collect()
+    }
+
     /// Ids of the subscriptions still open, in the order they were opened.
     fn open_ids(&self) -> Vec<RequestId> {
         self.subs
