@@ -5,13 +5,16 @@ mod checks;
 mod connect;
 pub mod event;
 mod explain;
+mod filter;
 pub mod link;
 mod render;
 mod repl;
 pub mod runner;
 pub mod scenario;
 pub mod session;
+pub mod state;
 pub mod step;
+mod summary;
 mod timeline;
 
 use std::io::{BufRead, IsTerminal};

@@ -18,7 +18,7 @@ use super::event::Event;
 use super::link::{Incoming, Receiver};
 use super::render::{Look, render};
 use super::session::{Lab, Sink};
-use super::step::{self, HELP};
+use super::step::{self, Args};
 
 /// Prints above the prompt without garbling what the user is typing.
 pub struct PrinterSink<P: ExternalPrinter + Send> {
@@ -48,25 +48,31 @@ pub struct LabHelper {
 }
 
 impl LabHelper {
+    /// What completes the `nth` word (1 = the first argument) of step `head`, as its table
+    /// entry says.
     fn candidates(&self, head: &str, nth: usize) -> Vec<String> {
         let words = |ws: &[&str]| ws.iter().map(|w| (*w).to_owned()).collect::<Vec<_>>();
-        match (head, nth) {
-            ("list" | "change", 1) => words(&["tools", "prompts", "resources"]),
-            ("listen", _) => {
+        let open = || self.ids.lock().map(|i| i.clone()).unwrap_or_default();
+        let Some(def) = step::find(head) else {
+            return Vec::new();
+        };
+        match (def.args, nth) {
+            (Args::Kinds, 1) => words(&["tools", "prompts", "resources"]),
+            (Args::Uris, 1) => self.uris.clone(),
+            (Args::Listen, _) => {
                 let mut v = words(&["tools", "prompts", "resources", "--id"]);
                 v.extend(self.uris.iter().cloned());
                 v
             }
-            ("read" | "update", 1) => self.uris.clone(),
-            ("close", 1) => {
-                let mut v = self.ids.lock().map(|i| i.clone()).unwrap_or_default();
+            (Args::OpenIds, 1) => open(),
+            (Args::OpenIdsOrAll, 1) => {
+                let mut v = open();
                 v.push("all".into());
                 v
             }
-            ("cancel", 1) => self.ids.lock().map(|i| i.clone()).unwrap_or_default(),
-            ("fault", 1) => self.faults.clone(),
-            ("fault", 2) | ("wire", 1) => words(&["on", "off"]),
-            ("help", 1) => HELP.iter().map(|h| h.name.to_owned()).collect(),
+            (Args::Fault, 1) => self.faults.clone(),
+            (Args::Fault, 2) | (Args::OnOff, 1) => words(&["on", "off"]),
+            (Args::Steps, 1) => step::step_names().map(str::to_owned).collect(),
             _ => Vec::new(),
         }
     }
@@ -113,8 +119,7 @@ impl Hinter for LabHelper {
         if !line.ends_with(' ') || head.contains(' ') {
             return None;
         }
-        HELP.iter()
-            .find(|h| h.name == head)
+        step::find(head)
             .and_then(|h| h.usage.strip_prefix(h.name))
             .map(|rest| rest.trim_start().to_owned())
             .filter(|r| !r.is_empty())
@@ -285,7 +290,7 @@ pub async fn run(
                 }
                 // Offer the ids of open subscriptions to completion.
                 if let Ok(mut i) = ids.lock() {
-                    *i = lab.open_id_words();
+                    *i = lab.st.open_id_words();
                 }
                 kb.ask(PROMPT, true);
             }

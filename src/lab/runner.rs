@@ -9,6 +9,7 @@ pub use super::link::BoxFut;
 use super::link::{Incoming, Receiver};
 use super::scenario::{Question, ScenarioFile};
 use super::session::Lab;
+use super::state::State;
 use super::step::{self, Step};
 
 /// Where a scenario's predictions come from.
@@ -119,9 +120,9 @@ impl Runner {
             let mut batch: Vec<Incoming> = Vec::new();
             loop {
                 // A keep-alive says nothing about progress: it never satisfies a wait.
-                let waiting_for_more = self.lab.expecting.iter().any(|id| {
+                let waiting_for_more = self.lab.st.expecting.iter().any(|id| {
                     !batch.iter().any(|inc| {
-                        !matches!(inc, Incoming::KeepAlive { .. }) && self.lab.concerns(inc, id)
+                        !matches!(inc, Incoming::KeepAlive { .. }) && self.lab.st.concerns(inc, id)
                     })
                 });
                 let wait = if waiting_for_more {
@@ -139,7 +140,7 @@ impl Runner {
                 }
             }
             if batch.is_empty() {
-                self.lab.expecting.clear();
+                self.lab.st.expecting.clear();
                 return;
             }
             let lab = &self.lab;
@@ -151,14 +152,14 @@ impl Runner {
                 Incoming::AckTimeout { .. } => (1, usize::MAX),
                 _ => (
                     0,
-                    Lab::owner_of(inc).map_or(usize::MAX, |id| lab.open_order(&id)),
+                    State::owner_of(inc).map_or(usize::MAX, |id| lab.st.open_order(&id)),
                 ),
             });
             for inc in batch {
                 self.lab.handle(inc).await;
             }
             if started.elapsed() > cap {
-                self.lab.expecting.clear();
+                self.lab.st.expecting.clear();
                 return;
             }
         }

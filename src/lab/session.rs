@@ -11,13 +11,14 @@ use mock_server::protocol::{self, NotificationKind, RequestId, SubscriptionFilte
 use serde_json::{Value, json};
 
 use super::checks::Checks;
-use super::event::{EndKind, Event, Verdict, kind_of, show_id};
+use super::event::{EndKind, Event};
 use super::explain;
 use super::link::{Incoming, Link, Tx};
 use super::render::{Look, render};
-use super::step::{FilterAsk, HELP, ListKind, Step, Target};
+use super::state::{Action, State, Sub, SubState};
+use super::step::{FilterAsk, ListKind, Step, Target, help_text};
+use super::summary::{list_method, summarise, word_kind};
 use super::timeline;
-use crate::check::wire::Route;
 
 /// Where rendered events go: stdout, the REPL's external printer, or JSON lines.
 pub trait Sink: Send {
@@ -73,139 +74,14 @@ pub const SERVER_TOOLS: ServerTools = ServerTools {
     reset_faults: "test_reset_faults",
 };
 
-#[derive(Debug, Clone, PartialEq)]
-pub enum SubState {
-    AwaitingAck,
-    Live,
-    /// The graceful result arrived.
-    Closed,
-    /// Ended with no result.
-    Broken,
-    /// The client cancelled it.
-    Cancelled,
-    /// The client gave up waiting for its ack (and maybe retried under `retried_as`).
-    Abandoned {
-        retried_as: Option<RequestId>,
-    },
-}
-
-#[derive(Debug, Clone)]
-pub struct Sub {
-    pub id: RequestId,
-    pub asked: FilterAsk,
-    pub honoured: Option<FilterAsk>,
-    pub state: SubState,
-    pub retry_of: Option<RequestId>,
-    pub frames: usize,
-}
-
-impl Sub {
-    fn is_open(&self) -> bool {
-        matches!(self.state, SubState::AwaitingAck | SubState::Live)
-    }
-}
-
-/// Things the lab does in reaction to a frame, after it has been shown.
-#[derive(Debug)]
-enum Action {
-    Relist(FilterAsk),
-    Abandon(RequestId),
-    Retry { filter: FilterAsk, of: RequestId },
-}
-
 pub struct Lab {
     link: Box<dyn Link>,
     tx: Tx,
     out: Box<dyn Sink>,
-    checks: Checks,
     pub look: Look,
-    pub subs: Vec<Sub>,
     pub events: Vec<Event>,
-    next_request: u64,
-    next_listen: i64,
-    ack_timeout: Duration,
-    /// Streams a script should wait to hear from before moving on.
-    pub expecting: Vec<RequestId>,
-    /// Verdicts settled by a time-out, shown on the cancel that follows it.
-    pending_verdicts: Vec<Verdict>,
-    /// The learner's `drop` cut the streams (so an abrupt end is expected, and said so).
-    dropped: bool,
-}
-
-fn word_kind(k: ListKind) -> NotificationKind {
-    match k {
-        ListKind::Tools => NotificationKind::ToolsListChanged,
-        ListKind::Prompts => NotificationKind::PromptsListChanged,
-        ListKind::Resources => NotificationKind::ResourcesListChanged,
-    }
-}
-
-fn list_method(k: ListKind) -> &'static str {
-    match k {
-        ListKind::Tools => method::TOOLS_LIST,
-        ListKind::Prompts => method::PROMPTS_LIST,
-        ListKind::Resources => method::RESOURCES_LIST,
-    }
-}
-
-/// A one-line summary of a plain reply, in the words of what it returned.
-fn summarise(method_name: &str, message: &Value) -> String {
-    if let Some(err) = message.get("error") {
-        let code = err.get("code").and_then(Value::as_i64).unwrap_or(0);
-        let name = protocol::error_code::name(code).unwrap_or("error");
-        let msg = err.get("message").and_then(Value::as_str).unwrap_or("");
-        return format!("error {code} {name}: {msg}");
-    }
-    let Some(result) = message.get("result") else {
-        return "no JSON-RPC body".to_owned();
-    };
-    let names = |key: &str, field: &str| -> String {
-        let items = result.get(key).and_then(Value::as_array);
-        let n = items.map_or(0, Vec::len);
-        let list: Vec<&str> = items
-            .into_iter()
-            .flatten()
-            .filter_map(|i| i.get(field).and_then(Value::as_str))
-            .collect();
-        format!("{n} {key}: {}", list.join(", "))
-    };
-    match method_name {
-        method::TOOLS_LIST => names("tools", "name"),
-        method::PROMPTS_LIST => names("prompts", "name"),
-        method::RESOURCES_LIST => names("resources", "uri"),
-        method::RESOURCES_READ => {
-            let text = result
-                .get("contents")
-                .and_then(|c| c.get(0))
-                .and_then(|c| c.get("text"))
-                .and_then(Value::as_str)
-                .unwrap_or("");
-            let first: String = text.lines().next().unwrap_or("").chars().take(60).collect();
-            format!("{first:?}")
-        }
-        method::SERVER_DISCOVER => {
-            let versions = result
-                .get("supportedVersions")
-                .cloned()
-                .unwrap_or(Value::Null);
-            let caps = result.get("capabilities").cloned().unwrap_or(Value::Null);
-            format!("versions {versions}, capabilities {caps}")
-        }
-        _ => {
-            let text = result
-                .get("content")
-                .and_then(|c| c.get(0))
-                .and_then(|c| c.get("text"))
-                .and_then(Value::as_str);
-            match text {
-                Some(t) => t.to_owned(),
-                None => format!(
-                    "resultType {}",
-                    result.get("resultType").unwrap_or(&Value::Null)
-                ),
-            }
-        }
-    }
+    /// Everything the careful client knows, and how it reads what arrives.
+    pub st: State,
 }
 
 impl Lab {
@@ -216,20 +92,25 @@ impl Lab {
         look: Look,
         ack_timeout: Duration,
     ) -> Self {
+        let stdio = link.transport() == "stdio";
         Lab {
             link,
             tx,
             out,
-            checks: Checks::new(),
             look,
-            subs: Vec::new(),
             events: Vec::new(),
-            next_request: 0,
-            next_listen: 0,
-            ack_timeout,
-            expecting: Vec::new(),
-            pending_verdicts: Vec::new(),
-            dropped: false,
+            st: State::new(ack_timeout, stdio),
+        }
+    }
+
+    /// Show what the state machine produced.
+    fn flush(&mut self) {
+        for ev in self.st.take_out() {
+            // A keep-alive is not a message: worth a line only when the raw wire is shown.
+            if matches!(ev, Event::KeepAlive { .. }) && !self.look.wire {
+                continue;
+            }
+            self.emit(ev);
         }
     }
 
@@ -269,74 +150,12 @@ impl Lab {
     }
 
     pub fn ack_timeout(&self) -> Duration {
-        self.ack_timeout
+        self.st.ack_timeout
     }
 
     pub fn set_ack_timeout(&mut self, t: Duration) {
-        self.ack_timeout = t;
+        self.st.ack_timeout = t;
     }
-
-    fn sub(&self, id: &RequestId) -> Option<&Sub> {
-        self.subs.iter().find(|s| &s.id == id)
-    }
-
-    fn sub_mut(&mut self, id: &RequestId) -> Option<&mut Sub> {
-        self.subs.iter_mut().find(|s| &s.id == id)
-    }
-
-    /// Listen ids: `"lab-1"`, `"lab-2"`, and every third a bare integer, so the learner sees
-    /// the server echo the JSON type it was given.
-    fn fresh_listen_id(&mut self) -> RequestId {
-        loop {
-            self.next_listen += 1;
-            let n = self.next_listen;
-            let id = if n % 3 == 0 {
-                RequestId::Int(n)
-            } else {
-                RequestId::Str(format!("lab-{n}"))
-            };
-            if self.sub(&id).is_none() {
-                return id;
-            }
-        }
-    }
-
-    fn fresh_request_id(&mut self) -> RequestId {
-        self.next_request += 1;
-        RequestId::Str(format!("req-{}", self.next_request))
-    }
-
-    /// Which subscription an incoming event is about: the HTTP stream that carried it, else (on
-    /// stdio) its tag, the id of a response, or the requestId of a server cancel.
-    pub fn owner_of(inc: &Incoming) -> Option<RequestId> {
-        match inc {
-            Incoming::Frame {
-                stream, message, ..
-            } => stream.clone().or_else(|| owner_by_content(message)),
-            Incoming::Malformed { stream, .. } => stream.clone(),
-            Incoming::KeepAlive { stream, .. }
-            | Incoming::Ended { stream, .. }
-            | Incoming::AckTimeout { stream } => Some(stream.clone()),
-            Incoming::ChannelClosed { .. } => None,
-        }
-    }
-
-    /// Whether `inc` is news about subscription `id` (what a script waits for).
-    pub fn concerns(&self, inc: &Incoming, id: &RequestId) -> bool {
-        match inc {
-            Incoming::ChannelClosed { .. } => true,
-            _ => Lab::owner_of(inc).as_ref() == Some(id),
-        }
-    }
-
-    /// The order subscriptions were opened in: a script sorts simultaneous frames by it.
-    pub fn open_order(&self, id: &RequestId) -> usize {
-        self.subs
-            .iter()
-            .position(|s| &s.id == id)
-            .unwrap_or(usize::MAX)
-    }
-
     pub fn is_stdio(&self) -> bool {
         self.link.transport() == "stdio"
     }
@@ -344,7 +163,7 @@ impl Lab {
     /// Run one step. Returns false on `quit`.
     pub async fn run(&mut self, step: Step) -> bool {
         if !matches!(step, Step::Drop) {
-            self.dropped = false;
+            self.st.dropped = false;
         }
         match step {
             Step::Discover => {
@@ -364,7 +183,7 @@ impl Lab {
                         self.error("a listen id must be a string or an integer");
                         return true;
                     }
-                    None => self.fresh_listen_id(),
+                    None => self.st.fresh_listen_id(),
                 };
                 self.listen(id, filter, None).await;
             }
@@ -398,7 +217,7 @@ impl Lab {
             }
             Step::Save(file) => self.save(&file),
             Step::Status => {
-                let t = self.status();
+                let t = self.st.status();
                 self.info(t);
             }
             Step::Reset => self.reset().await,
@@ -416,7 +235,7 @@ impl Lab {
     }
 
     async fn plain_request(&mut self, method_name: &str, params: Value) -> Option<Value> {
-        let id = self.fresh_request_id();
+        let id = self.st.fresh_request_id();
         let message = protocol::request(&id, method_name, params.clone());
         let detail = match params.get("uri").or_else(|| params.get("name")) {
             Some(Value::String(s)) => s.clone(),
@@ -455,7 +274,7 @@ impl Lab {
     }
 
     async fn listen(&mut self, id: RequestId, asked: FilterAsk, retry_of: Option<RequestId>) {
-        if self.subs.iter().any(|s| s.id == id && s.is_open()) {
+        if self.st.subs.iter().any(|s| s.id == id && s.is_open()) {
             self.error(format!(
                 "{} is still open: a request id MUST NOT reuse the id of an unanswered request \
                  (BASE §Requests); pick another or let the lab choose",
@@ -463,7 +282,7 @@ impl Lab {
             ));
             return;
         }
-        if let Some(old) = self.subs.iter().find(|s| s.id == id) {
+        if let Some(old) = self.st.subs.iter().find(|s| s.id == id) {
             let how = match old.state {
                 SubState::Broken => "its stream broke",
                 _ => "it is over",
@@ -475,8 +294,8 @@ impl Lab {
         }
         let filter: SubscriptionFilter = asked.to_filter();
         let message = protocol::listen_request(&id, &filter);
-        self.subs.retain(|s| s.id != id);
-        self.subs.push(Sub {
+        self.st.subs.retain(|s| s.id != id);
+        self.st.subs.push(Sub {
             id: id.clone(),
             asked: asked.clone(),
             honoured: None,
@@ -484,8 +303,8 @@ impl Lab {
             retry_of,
             frames: 0,
         });
-        self.expecting.push(id.clone());
-        self.checks.listen_sent(&id, &filter);
+        self.st.expecting.push(id.clone());
+        self.st.checks.listen_sent(&id, &filter);
         let opened = self.link.listen(id.clone(), message, self.tx.clone()).await;
         self.emit(Event::Send {
             id: Some(id.to_value()),
@@ -511,14 +330,14 @@ impl Lab {
                         message: refusal,
                         wire: None,
                     });
-                    if let Some(s) = self.sub_mut(&id) {
+                    if let Some(s) = self.st.sub_mut(&id) {
                         s.state = SubState::Broken;
                     }
-                    self.expecting.retain(|e| e != &id);
+                    self.st.expecting.retain(|e| e != &id);
                     return;
                 }
                 let tx = self.tx.clone();
-                let wait = self.ack_timeout;
+                let wait = self.st.ack_timeout;
                 let timer_id = id.clone();
                 tokio::spawn(async move {
                     tokio::time::sleep(wait).await;
@@ -527,24 +346,24 @@ impl Lab {
             }
             Err(e) => {
                 self.error(format!("subscriptions/listen failed: {e:#}"));
-                if let Some(s) = self.sub_mut(&id) {
+                if let Some(s) = self.st.sub_mut(&id) {
                     s.state = SubState::Broken;
                 }
-                self.expecting.retain(|x| x != &id);
+                self.st.expecting.retain(|x| x != &id);
             }
         }
     }
 
     async fn change(&mut self, kind: NotificationKind, uri: Option<String>) {
         // Which open streams should hear about it: a script waits for them.
-        for s in self.subs.iter().filter(|s| s.state == SubState::Live) {
+        for s in self.st.subs.iter().filter(|s| s.state == SubState::Live) {
             let wants = s
                 .honoured
                 .as_ref()
                 .map(|h| h.to_filter().wants(kind, uri.as_deref()))
                 .unwrap_or(false);
-            if wants && !self.expecting.contains(&s.id) {
-                self.expecting.push(s.id.clone());
+            if wants && !self.st.expecting.contains(&s.id) {
+                self.st.expecting.push(s.id.clone());
             }
         }
         let t = &SERVER_TOOLS;
@@ -585,31 +404,13 @@ impl Lab {
         }
         ok
     }
-
-    /// The open subscriptions' ids as typed (`lab-1`, `7`), for completion.
-    pub fn open_id_words(&self) -> Vec<String> {
-        self.open_ids()
-            .iter()
-            .map(|id| id.to_string().trim_matches('"').to_owned())
-            .collect()
-    }
-
-    /// Ids of the subscriptions still open, in the order they were opened.
-    fn open_ids(&self) -> Vec<RequestId> {
-        self.subs
-            .iter()
-            .filter(|s| s.is_open())
-            .map(|s| s.id.clone())
-            .collect()
-    }
-
     async fn close(&mut self, target: Target) {
         match target {
             Target::All => {
-                let open = self.open_ids();
-                self.expecting.extend(open);
+                let open = self.st.open_ids();
+                self.st.expecting.extend(open);
                 if !self.call_tool(SERVER_TOOLS.close_all, json!({})).await {
-                    self.expecting.clear();
+                    self.st.expecting.clear();
                 }
             }
             Target::One(v) => {
@@ -617,19 +418,19 @@ impl Lab {
                     self.error("a subscription id is a string or an integer");
                     return;
                 };
-                self.expecting.push(id.clone());
+                self.st.expecting.push(id.clone());
                 if !self
                     .call_tool(SERVER_TOOLS.close_one, json!({"id": v}))
                     .await
                 {
-                    self.expecting.retain(|e| e != &id);
+                    self.st.expecting.retain(|e| e != &id);
                 }
             }
         }
     }
 
     async fn cancel(&mut self, id: RequestId) {
-        let Some(sub) = self.sub(&id) else {
+        let Some(sub) = self.st.sub(&id) else {
             self.error(format!("no subscription {id} (see `status`)"));
             return;
         };
@@ -642,11 +443,11 @@ impl Lab {
 
     /// The client's cancel, on either transport, shown as such.
     async fn abandon(&mut self, id: &RequestId, state: SubState) {
-        self.expecting.retain(|e| e != id);
-        if let Some(s) = self.sub_mut(id) {
+        self.st.expecting.retain(|e| e != id);
+        if let Some(s) = self.st.sub_mut(id) {
             s.state = state;
         }
-        self.checks.cancelled(id);
+        self.st.checks.cancelled(id);
         let sent = self.link.cancel(id).await;
         let note = match (&sent, self.is_stdio()) {
             (Ok(Some(_)), _) | (Ok(None), true) => format!(
@@ -668,7 +469,7 @@ impl Lab {
                 wire: Some(raw.clone()),
             });
         }
-        let verdicts = std::mem::take(&mut self.pending_verdicts);
+        let verdicts = std::mem::take(&mut self.st.pending_verdicts);
         self.emit(Event::End {
             stream: id.to_value(),
             how: EndKind::Cancelled,
@@ -678,11 +479,11 @@ impl Lab {
     }
 
     async fn drop_all(&mut self) {
-        let open = self.open_ids();
+        let open = self.st.open_ids();
         match self.link.vanish().await {
             Ok(true) => {
-                self.dropped = true;
-                self.expecting.extend(open);
+                self.st.dropped = true;
+                self.st.expecting.extend(open);
                 self.info(
                     "the server process was killed mid-stream; the careful client \
                      restarts it (STDIO §Unexpected Termination) and must listen again: \
@@ -691,10 +492,10 @@ impl Lab {
             }
             // Over HTTP the server is asked to cut its own streams.
             Ok(false) => {
-                self.dropped = true;
-                self.expecting.extend(open);
+                self.st.dropped = true;
+                self.st.expecting.extend(open);
                 if !self.call_tool(SERVER_TOOLS.drop_all, json!({})).await {
-                    self.expecting.clear();
+                    self.st.expecting.clear();
                 }
             }
             Err(e) => self.error(format!("could not restart the server: {e:#}")),
@@ -733,51 +534,18 @@ impl Lab {
             Err(e) => self.error(format!("could not write {file}: {e}")),
         }
     }
-
-    pub fn status(&self) -> String {
-        if self.subs.is_empty() {
-            return "no subscriptions yet (try `listen tools`)".to_owned();
-        }
-        let mut t = String::new();
-        for s in &self.subs {
-            let state = match &s.state {
-                SubState::AwaitingAck => "waiting for its acknowledgement".to_owned(),
-                SubState::Live => "live".to_owned(),
-                SubState::Closed => "closed gracefully by the server".to_owned(),
-                SubState::Broken => "broken (ended with no result)".to_owned(),
-                SubState::Cancelled => "cancelled by the client".to_owned(),
-                SubState::Abandoned { retried_as } => match retried_as {
-                    Some(r) => format!("abandoned after the ack time-out, retried as {r}"),
-                    None => "abandoned after the ack time-out".to_owned(),
-                },
-            };
-            let honoured = s
-                .honoured
-                .as_ref()
-                .map(|h| h.words())
-                .unwrap_or_else(|| "-".into());
-            t.push_str(&format!(
-                "{:<8} {state}; asked: {}; honoured: {honoured}; frames: {}\n",
-                s.id.to_string(),
-                s.asked.words(),
-                s.frames
-            ));
-        }
-        t
-    }
-
     async fn reset(&mut self) {
-        let open = self.open_ids();
+        let open = self.st.open_ids();
         for id in open {
             let _ = self.link.cancel(&id).await;
         }
         self.call_tool(SERVER_TOOLS.reset_faults, json!({})).await;
-        self.subs.clear();
+        self.st.subs.clear();
         self.events.clear();
-        self.expecting.clear();
-        self.checks = Checks::new();
-        self.next_listen = 0;
-        self.next_request = 0;
+        self.st.expecting.clear();
+        self.st.checks = Checks::new();
+        self.st.next_listen = 0;
+        self.st.next_request = 0;
         self.info("reset: subscriptions cancelled, faults off, transcript cleared");
     }
 
@@ -787,7 +555,8 @@ impl Lab {
 
     /// React to one asynchronous event.
     pub async fn handle(&mut self, inc: Incoming) {
-        let actions = self.interpret(inc);
+        let actions = self.st.interpret(inc);
+        self.flush();
         for a in actions {
             match a {
                 Action::Relist(f) => {
@@ -814,8 +583,8 @@ impl Lab {
                         .await;
                 }
                 Action::Retry { filter, of } => {
-                    let id = self.fresh_listen_id();
-                    if let Some(s) = self.sub_mut(&of) {
+                    let id = self.st.fresh_listen_id();
+                    if let Some(s) = self.st.sub_mut(&of) {
                         s.state = SubState::Abandoned {
                             retried_as: Some(id.clone()),
                         };
@@ -826,367 +595,6 @@ impl Lab {
                     self.listen(id, filter, Some(of)).await;
                 }
             }
-        }
-    }
-
-    fn interpret(&mut self, inc: Incoming) -> Vec<Action> {
-        match inc {
-            Incoming::Frame {
-                stream,
-                raw,
-                message,
-            } => self.on_frame(stream, raw, message),
-            Incoming::KeepAlive { stream, raw } => {
-                let vstream = if self.is_stdio() { None } else { Some(&stream) };
-                self.checks.keep_alive(vstream);
-                if self.look.wire {
-                    self.emit(Event::KeepAlive {
-                        stream: stream.to_value(),
-                        raw,
-                    });
-                }
-                Vec::new()
-            }
-            Incoming::Malformed { stream, raw, error } => {
-                let vstream = if self.is_stdio() {
-                    None
-                } else {
-                    stream.as_ref()
-                };
-                let verdicts = self.checks.malformed(vstream, &raw, &error);
-                self.emit(Event::Frame {
-                    stream: stream
-                        .as_ref()
-                        .map(RequestId::to_value)
-                        .unwrap_or(Value::String("?".into())),
-                    kind: "malformed".to_owned(),
-                    message: Value::String(raw.clone()),
-                    raw,
-                    notes: vec![error],
-                    verdicts,
-                });
-                Vec::new()
-            }
-            Incoming::Ended { stream, clean } => {
-                self.expecting.retain(|e| e != &stream);
-                let verdicts = self.checks.ended(Some(&stream), clean);
-                let Some(sub) = self.sub_mut(&stream) else {
-                    return Vec::new();
-                };
-                let (how, note) = match &sub.state {
-                    SubState::Cancelled | SubState::Abandoned { .. } => return Vec::new(),
-                    SubState::Closed => (
-                        EndKind::Graceful,
-                        "the server closed the stream after the result".to_owned(),
-                    ),
-                    _ => {
-                        sub.state = SubState::Broken;
-                        let cause = if self.dropped {
-                            "you made the server vanish (`drop`): this is what a transport loss looks like"
-                        } else {
-                            "transport loss, or a server that skips the graceful close"
-                        };
-                        (
-                            EndKind::Abrupt,
-                            format!(
-                                "no result: an abrupt end ({cause}). The subscription is gone and \
-                                 nothing is resumed; a careful client may listen again, with a NEW \
-                                 request id."
-                            ),
-                        )
-                    }
-                };
-                self.emit(Event::End {
-                    stream: stream.to_value(),
-                    how,
-                    note,
-                    verdicts,
-                });
-                Vec::new()
-            }
-            Incoming::ChannelClosed { why } => {
-                let open = self.open_ids();
-                self.expecting.clear();
-                self.client(format!("the channel is gone: {why}"));
-                let mut verdicts = self.checks.ended(None, false);
-                for id in open {
-                    let verdicts = std::mem::take(&mut verdicts);
-                    if let Some(s) = self.sub_mut(&id) {
-                        s.state = SubState::Broken;
-                    }
-                    self.emit(Event::End {
-                        stream: id.to_value(),
-                        how: EndKind::Abrupt,
-                        note: "lost with the channel: after a reconnect the client MUST listen \
-                               again; the server keeps no subscription state"
-                            .to_owned(),
-                        verdicts,
-                    });
-                }
-                Vec::new()
-            }
-            Incoming::AckTimeout { stream } => {
-                let Some(sub) = self.sub(&stream) else {
-                    return Vec::new();
-                };
-                if sub.state != SubState::AwaitingAck {
-                    return Vec::new();
-                }
-                let secs = self.ack_timeout.as_secs_f64();
-                let filter = sub.asked.clone();
-                let waited = self.ack_timeout;
-                let retried = sub.retry_of.is_some();
-                self.client(format!(
-                    "no acknowledgement for {stream} after {secs:.1} s. The spec sets no deadline, but \
-                     without the ack the client cannot tell a quiet stream from one that was never \
-                     accepted, so a careful client stops waiting: it cancels {stream}"
-                ));
-                let verdicts = self.checks.ack_timeout(&stream, waited);
-                self.pending_verdicts = verdicts;
-                if retried {
-                    self.client(
-                        "this was already a retry: giving up. The server is not acknowledging \
-                         subscriptions (try `explain`)",
-                    );
-                    vec![Action::Abandon(stream)]
-                } else {
-                    vec![
-                        Action::Abandon(stream.clone()),
-                        Action::Retry { filter, of: stream },
-                    ]
-                }
-            }
-        }
-    }
-
-    fn on_frame(&mut self, stream: Option<RequestId>, raw: String, message: Value) -> Vec<Action> {
-        let kind = kind_of(&message);
-        let tag = message
-            .get("params")
-            .or_else(|| message.get("result"))
-            .and_then(|p| p.get("_meta"))
-            .and_then(|m| m.get(protocol::meta::SUBSCRIPTION_ID))
-            .cloned();
-        let owner = stream.clone().or_else(|| owner_by_content(&message));
-        let vstream = if self.is_stdio() {
-            None
-        } else {
-            stream.as_ref()
-        };
-        let verdicts: Vec<Verdict> = self.checks.frame(vstream, &message);
-        let stream_value = owner
-            .as_ref()
-            .map(RequestId::to_value)
-            .unwrap_or(Value::String("?".into()));
-        self.expecting.retain(|e| Some(e) != owner.as_ref());
-
-        let Some(id) = owner else {
-            self.emit(Event::Frame {
-                stream: stream_value,
-                kind,
-                message,
-                raw,
-                notes: vec![
-                    "carries no subscription tag: the client cannot tell which \
-                             subscription it belongs to"
-                        .to_owned(),
-                ],
-                verdicts,
-            });
-            return Vec::new();
-        };
-        let Some(sub) = self.sub(&id).cloned() else {
-            self.emit(Event::Frame {
-                stream: stream_value,
-                kind,
-                message,
-                raw,
-                notes: vec![format!(
-                    "tagged {id}, which is none of this client's listen requests"
-                )],
-                verdicts,
-            });
-            return Vec::new();
-        };
-        let late = match &sub.state {
-            SubState::Cancelled => Some(format!(
-                "{id} was cancelled by this client; a careful client ignores anything still tagged \
-                 with it (and the server MUST NOT have sent it)"
-            )),
-            SubState::Abandoned { retried_as } => Some(match retried_as {
-                Some(r) => format!(
-                    "{id} was abandoned after its ack time-out and retried as {r}; a late frame for \
-                     the abandoned id is dropped, not acted on"
-                ),
-                None => format!("{id} was abandoned after its ack time-out; dropped, not acted on"),
-            }),
-            SubState::Closed | SubState::Broken
-                if message.get("method").and_then(Value::as_str) != Some(method::CANCELLED) =>
-            {
-                Some(format!(
-                    "{id} is already over; nothing may follow its end, so this is dropped"
-                ))
-            }
-            _ => None,
-        };
-        if let Some(why) = late {
-            self.emit(Event::Dropped {
-                stream: stream_value,
-                kind,
-                message,
-                why,
-                verdicts,
-            });
-            return Vec::new();
-        }
-        let mut notes = Vec::new();
-        let mut actions = Vec::new();
-        let tag_note = match &tag {
-            Some(t) if *t == id.to_value() => {
-                format!("tag {} = the listen request's own id", show_id(t))
-            }
-            Some(t) => format!("tag {}, but this stream's listen id is {id}", show_id(t)),
-            None => "no subscriptionId tag in _meta".to_owned(),
-        };
-        let method_name = message.get("method").and_then(Value::as_str).unwrap_or("");
-        let mut new_state = None;
-        match method_name {
-            method::SUBSCRIPTIONS_ACKNOWLEDGED => {
-                let honoured = FilterAsk::from_json(
-                    message
-                        .get("params")
-                        .and_then(|p| p.get("notifications"))
-                        .unwrap_or(&Value::Null),
-                );
-                let first = sub.frames == 0;
-                notes.push(format!(
-                    "acknowledgement{}; {tag_note}",
-                    if first {
-                        ", the first message for this subscription"
-                    } else {
-                        ", but NOT the first message for this subscription"
-                    }
-                ));
-                let missing = sub.asked.missing_from(&honoured);
-                let extra = sub.asked.extra_in(&honoured);
-                let mut subset = format!(
-                    "honoured: {} (asked: {})",
-                    honoured.words(),
-                    sub.asked.words()
-                );
-                if !missing.is_empty() {
-                    subset.push_str(&format!(
-                        "; left out: {} — the server will not deliver it, and that is not an error",
-                        missing.join(" ")
-                    ));
-                }
-                if !extra.is_empty() {
-                    subset.push_str(&format!("; claims never asked for: {}", extra.join(" ")));
-                }
-                notes.push(subset);
-                if sub.state == SubState::AwaitingAck {
-                    new_state = Some(SubState::Live);
-                    if let Some(s) = self.sub_mut(&id) {
-                        s.honoured = Some(honoured.clone());
-                    }
-                    actions.push(Action::Relist(honoured));
-                }
-            }
-            method::TOOLS_LIST_CHANGED
-            | method::PROMPTS_LIST_CHANGED
-            | method::RESOURCES_LIST_CHANGED => {
-                notes.push(format!(
-                    "{tag_note}; no data inside: a careful client fetches the list again"
-                ));
-            }
-            method::RESOURCES_UPDATED => {
-                let uri = message
-                    .get("params")
-                    .and_then(|p| p.get("uri"))
-                    .and_then(Value::as_str)
-                    .unwrap_or("(no uri)");
-                let subscribed = sub.honoured.as_ref().unwrap_or(&sub.asked).uris.join(" ");
-                notes.push(format!(
-                    "{uri} changed (subscribed: {subscribed}); {tag_note}"
-                ));
-            }
-            method::CANCELLED => {
-                notes.push(format!(
-                    "the server tore down {id} on stdio by naming it in notifications/cancelled"
-                ));
-                new_state = Some(SubState::Closed);
-            }
-            "" if message.get("result").is_some() => {
-                let rt = message
-                    .get("result")
-                    .and_then(|r| r.get("resultType"))
-                    .cloned()
-                    .unwrap_or(Value::Null);
-                notes.push(format!(
-                    "the listen request's result (resultType {rt}): the server ended {id} \
-                     gracefully; {tag_note}"
-                ));
-                new_state = Some(SubState::Closed);
-                // Over HTTP the stream's end follows, and a script waits for it too.
-                if !self.is_stdio() {
-                    self.expecting.push(id.clone());
-                }
-            }
-            "" if message.get("error").is_some() => {
-                notes.push(format!(
-                    "the listen was refused: {}",
-                    summarise(method::SUBSCRIPTIONS_LISTEN, &message)
-                ));
-                new_state = Some(SubState::Broken);
-            }
-            other => {
-                notes.push(format!("{other} on a listen stream; {tag_note}"));
-            }
-        }
-        if let Some(s) = self.sub_mut(&id) {
-            s.frames += 1;
-            if let Some(st) = new_state {
-                s.state = st;
-            }
-        }
-        self.emit(Event::Frame {
-            stream: stream_value,
-            kind,
-            message,
-            raw,
-            notes,
-            verdicts,
-        });
-        actions
-    }
-}
-
-/// stdio demultiplexing: a tagged message by its tag, a response by its id, a server cancel by
-/// the request it names (STDIO §Receiving Messages).
-fn owner_by_content(message: &Value) -> Option<RequestId> {
-    match crate::check::wire::route(message) {
-        Route::Response(id) | Route::Cancelled(id) => Some(id),
-        Route::Subscription(tag) => RequestId::from_value(&tag),
-        Route::Other => None,
-    }
-}
-
-pub fn help_text(topic: Option<&str>) -> String {
-    match topic {
-        Some(t) => match HELP.iter().find(|h| h.name == t) {
-            Some(h) => format!("{}\n\n{}\n", h.usage, h.what),
-            None => format!("no step `{t}`; `help` lists them all\n"),
-        },
-        None => {
-            let mut s = String::from("steps (help STEP for more):\n");
-            for h in HELP {
-                if h.usage.len() > 34 {
-                    s.push_str(&format!("  {}\n  {:<34} {}\n", h.usage, "", h.brief));
-                } else {
-                    s.push_str(&format!("  {:<34} {}\n", h.usage, h.brief));
-                }
-            }
-            s
         }
     }
 }
