@@ -17,7 +17,7 @@ use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
 use super::Args;
-use super::link::{BoxFut, Incoming, Link, Opened, Reply, Tx};
+use super::link::{BoxFut, FloodGuard, Incoming, Link, Opened, Reply, Tx};
 use super::scenario::{ScenarioFile, Transport};
 use crate::check::wire::{
     HeaderEdits, HttpClient, Route, StdioClient, StdioSender, WireEvent, route,
@@ -156,7 +156,8 @@ impl HttpLink {
     }
 }
 
-fn forward(stream: &RequestId, ev: WireEvent, tx: &Tx) -> bool {
+/// Hand one wire event of an HTTP listen stream to the lab. False once the stream is over.
+async fn forward(stream: &RequestId, ev: WireEvent, tx: &Tx, guard: &mut FloodGuard) -> bool {
     let inc = match ev {
         WireEvent::Frame { raw, message } => Incoming::Frame {
             stream: Some(stream.clone()),
@@ -175,14 +176,18 @@ fn forward(stream: &RequestId, ev: WireEvent, tx: &Tx) -> bool {
         // An `Ended { graceful: false }` follows and says it.
         WireEvent::TransportError { .. } => return true,
         WireEvent::Ended { graceful } => {
-            let _ = tx.send(Incoming::Ended {
-                stream: stream.clone(),
-                clean: graceful,
-            });
+            guard.finish(tx).await;
+            // The end is never dropped: the lab's state depends on it.
+            let _ = tx
+                .send(Incoming::Ended {
+                    stream: stream.clone(),
+                    clean: graceful,
+                })
+                .await;
             return false;
         }
     };
-    tx.send(inc).is_ok()
+    guard.offer(tx, inc)
 }
 
 impl Link for HttpLink {
@@ -247,10 +252,11 @@ impl Link for HttpLink {
             let (stop_tx, mut stop_rx) = oneshot::channel::<()>();
             let sid = id.clone();
             let task = tokio::spawn(async move {
+                let mut guard = FloodGuard::new(Some(sid.clone()));
                 loop {
                     tokio::select! {
                         ev = stream.next() => match ev {
-                            Some(ev) => if !forward(&sid, ev, &tx) { return },
+                            Some(ev) => if !forward(&sid, ev, &tx, &mut guard).await { return },
                             None => return,
                         },
                         _ = &mut stop_rx => {
@@ -258,8 +264,9 @@ impl Link for HttpLink {
                             // arrived is still handed over, in order.
                             for ev in stream.cancel() {
                                 if matches!(ev, WireEvent::Ended { .. }) { break }
-                                forward(&sid, ev, &tx);
+                                forward(&sid, ev, &tx, &mut guard).await;
                             }
+                            guard.finish(&tx).await;
                             return;
                         }
                     }
@@ -352,6 +359,7 @@ impl StdioLink {
         let waiting = pending.clone();
         let tx = tx.clone();
         let reader = tokio::spawn(async move {
+            let mut guard = FloodGuard::new(None);
             while let Some(ev) = client.next().await {
                 match ev {
                     WireEvent::Frame { raw, message } => {
@@ -362,18 +370,24 @@ impl StdioLink {
                                 continue;
                             }
                         }
-                        let _ = tx.send(Incoming::Frame {
-                            stream: None,
-                            raw,
-                            message,
-                        });
+                        guard.offer(
+                            &tx,
+                            Incoming::Frame {
+                                stream: None,
+                                raw,
+                                message,
+                            },
+                        );
                     }
                     WireEvent::Malformed { raw, error } => {
-                        let _ = tx.send(Incoming::Malformed {
-                            stream: None,
-                            raw,
-                            error,
-                        });
+                        guard.offer(
+                            &tx,
+                            Incoming::Malformed {
+                                stream: None,
+                                raw,
+                                error,
+                            },
+                        );
                     }
                     WireEvent::KeepAlive { .. } | WireEvent::TransportError { .. } => {}
                     WireEvent::Ended { graceful } => {
@@ -382,7 +396,8 @@ impl StdioLink {
                         } else {
                             "reading the server's stdout failed".to_owned()
                         };
-                        let _ = tx.send(Incoming::ChannelClosed { why });
+                        guard.finish(&tx).await;
+                        let _ = tx.send(Incoming::ChannelClosed { why }).await;
                         break;
                     }
                 }
@@ -497,9 +512,12 @@ impl Link for StdioLink {
             // Dropping the reader drops the client, which kills the child (kill_on_drop).
             old.reader.abort();
             let _ = old.reader.await;
-            let _ = self.tx.send(Incoming::ChannelClosed {
-                why: "the server process was killed".to_owned(),
-            });
+            let _ = self
+                .tx
+                .send(Incoming::ChannelClosed {
+                    why: "the server process was killed".to_owned(),
+                })
+                .await;
             Ok(true)
         })
     }

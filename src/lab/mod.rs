@@ -171,7 +171,7 @@ pub fn run(args: Args, g: &Global) -> anyhow::Result<ExitCode> {
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
-    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+    let (tx, rx) = link::channel();
     let conn = rt.block_on(connect::connect(&target, tx.clone()))?;
 
     let data_dir = crate::paths::data_dir(g).ok();
@@ -206,14 +206,12 @@ pub fn run(args: Args, g: &Global) -> anyhow::Result<ExitCode> {
                 }
             }
             runner.lab.shutdown().await;
-            runner
-                .lab
-                .events
-                .iter()
-                .any(|e| matches!(e, event::Event::Error { .. }))
+            // Like `check`: a step that could not run, or a rule the server broke, fails.
+            runner.lab.failed
         });
         drop(keep);
-        // A script that hit an error says so in its exit status, so CI notices.
+        // A script that hit an error or a broken rule says so in its exit status, so CI
+        // notices; a scenario's faults are its lesson, not a failure.
         return Ok(if lab_failed && sc.is_none() {
             ExitCode::FAILURE
         } else {

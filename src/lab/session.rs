@@ -74,12 +74,17 @@ pub const SERVER_TOOLS: ServerTools = ServerTools {
     reset_faults: "test_reset_faults",
 };
 
+/// How many events the transcript keeps (`timeline`, `save`); older ones are forgotten.
+pub const KEPT_EVENTS: usize = 20_000;
+
 pub struct Lab {
     link: Box<dyn Link>,
     tx: Tx,
     out: Box<dyn Sink>,
     pub look: Look,
     pub events: Vec<Event>,
+    /// A step could not run or a frame broke a rule (a script then exits non-zero).
+    pub failed: bool,
     /// Everything the careful client knows, and how it reads what arrives.
     pub st: State,
 }
@@ -99,6 +104,7 @@ impl Lab {
             out,
             look,
             events: Vec::new(),
+            failed: false,
             st: State::new(ack_timeout, stdio),
         }
     }
@@ -116,6 +122,16 @@ impl Lab {
 
     pub fn emit(&mut self, ev: Event) {
         self.out.show(&ev, self.look);
+        self.keep(ev);
+    }
+
+    /// Into the transcript, which keeps the latest [`KEPT_EVENTS`] so a flooding server cannot
+    /// grow it without bound; whether anything failed is remembered apart.
+    fn keep(&mut self, ev: Event) {
+        self.failed |= matches!(ev, Event::Error { .. }) || ev.verdicts().iter().any(|v| !v.ok);
+        if self.events.len() >= KEPT_EVENTS {
+            self.events.drain(..KEPT_EVENTS / 4);
+        }
         self.events.push(ev);
     }
 
@@ -126,7 +142,7 @@ impl Lab {
 
     /// Keep an event in the transcript without showing it (the REPL's own typed line).
     pub fn record(&mut self, ev: Event) {
-        self.events.push(ev);
+        self.keep(ev);
     }
 
     pub fn banner(&mut self) {
@@ -341,7 +357,7 @@ impl Lab {
                 let timer_id = id.clone();
                 tokio::spawn(async move {
                     tokio::time::sleep(wait).await;
-                    let _ = tx.send(Incoming::AckTimeout { stream: timer_id });
+                    let _ = tx.send(Incoming::AckTimeout { stream: timer_id }).await;
                 });
             }
             Err(e) => {

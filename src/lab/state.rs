@@ -70,6 +70,9 @@ pub struct State {
     pub(super) ack_timeout: Duration,
     /// stdio: one channel, demultiplexed by tag; HTTP: one stream per listen.
     pub(super) stdio: bool,
+    /// Streams (`None`: the stdio channel) found flooding: their frames that break no rule
+    /// are checked but not shown, so the screen and the transcript stay bounded.
+    flooding: Vec<Option<RequestId>>,
     /// Events produced and not yet shown.
     out: Vec<Event>,
 }
@@ -86,8 +89,26 @@ impl State {
             next_listen: 0,
             ack_timeout,
             stdio,
+            flooding: Vec::new(),
             out: Vec::new(),
         }
+    }
+
+    /// After the learner's own `drop`, an end with no result is what was asked for, not the
+    /// server skipping its graceful close: say so instead of flagging it.
+    fn asked_for_drop(&self, mut verdicts: Vec<Verdict>) -> Vec<Verdict> {
+        if self.dropped {
+            for v in verdicts
+                .iter_mut()
+                .filter(|v| !v.ok && v.rule == "graceful-close")
+            {
+                v.ok = true;
+                v.detail = "no result, as you asked (`drop`): a server ending a subscription on \
+                            its own SHOULD send the result first"
+                    .to_owned();
+            }
+        }
+        verdicts
     }
 
     /// The events produced since the last call, in order, for the lab to show.
@@ -106,9 +127,11 @@ impl State {
     pub(super) fn sub(&self, id: &RequestId) -> Option<&Sub> {
         self.subs.iter().find(|s| &s.id == id)
     }
+
     pub(super) fn sub_mut(&mut self, id: &RequestId) -> Option<&mut Sub> {
         self.subs.iter_mut().find(|s| &s.id == id)
     }
+
     /// Listen ids: `"lab-1"`, `"lab-2"`, and every third a bare integer, so the learner sees
     /// the server echo the JSON type it was given.
     pub(super) fn fresh_listen_id(&mut self) -> RequestId {
@@ -125,10 +148,12 @@ impl State {
             }
         }
     }
+
     pub(super) fn fresh_request_id(&mut self) -> RequestId {
         self.next_request += 1;
         RequestId::Str(format!("req-{}", self.next_request))
     }
+
     /// Which subscription an incoming event is about: the HTTP stream that carried it, else (on
     /// stdio) its tag, the id of a response, or the requestId of a server cancel.
     pub fn owner_of(inc: &Incoming) -> Option<RequestId> {
@@ -140,9 +165,11 @@ impl State {
             Incoming::KeepAlive { stream, .. }
             | Incoming::Ended { stream, .. }
             | Incoming::AckTimeout { stream } => Some(stream.clone()),
+            Incoming::Flooding { stream, .. } => stream.clone(),
             Incoming::ChannelClosed { .. } => None,
         }
     }
+
     /// Whether `inc` is news about subscription `id` (what a script waits for).
     pub fn concerns(&self, inc: &Incoming, id: &RequestId) -> bool {
         match inc {
@@ -150,6 +177,7 @@ impl State {
             _ => State::owner_of(inc).as_ref() == Some(id),
         }
     }
+
     /// The order subscriptions were opened in: a script sorts simultaneous frames by it.
     pub fn open_order(&self, id: &RequestId) -> usize {
         self.subs
@@ -157,6 +185,7 @@ impl State {
             .position(|s| &s.id == id)
             .unwrap_or(usize::MAX)
     }
+
     /// The open subscriptions' ids as typed (`lab-1`, `7`), for completion.
     pub fn open_id_words(&self) -> Vec<String> {
         self.open_ids()
@@ -164,6 +193,7 @@ impl State {
             .map(|id| id.to_string().trim_matches('"').to_owned())
             .collect()
     }
+
     /// Ids of the subscriptions still open, in the order they were opened.
     pub(super) fn open_ids(&self) -> Vec<RequestId> {
         self.subs
@@ -172,6 +202,7 @@ impl State {
             .map(|s| s.id.clone())
             .collect()
     }
+
     pub fn status(&self) -> String {
         if self.subs.is_empty() {
             return "no subscriptions yet (try `listen tools`)".to_owned();
@@ -203,6 +234,7 @@ impl State {
         }
         t
     }
+
     pub(super) fn interpret(&mut self, inc: Incoming) -> Vec<Action> {
         match inc {
             Incoming::Frame {
@@ -236,9 +268,37 @@ impl State {
                 });
                 Vec::new()
             }
+            Incoming::Flooding {
+                stream,
+                frames,
+                secs,
+                dropped,
+            } => {
+                let whose = match &stream {
+                    Some(id) => format!("on {id}"),
+                    None => "on the stdio channel".to_owned(),
+                };
+                let first = !self.flooding.contains(&stream);
+                let mut text = format!(
+                    "server is flooding: {frames} frames in {secs:.1} s {whose}, dropped {dropped}"
+                );
+                if first {
+                    self.flooding.push(stream);
+                    text.push_str(&format!(
+                        ". The lab takes at most {} frames a second from a stream and from now on \
+                         prints only those that break a rule, so it stays responsive (`cancel` \
+                         or `quit` still work)",
+                        super::link::FRAMES_PER_SECOND
+                    ));
+                }
+                self.say(Event::Error { text });
+                Vec::new()
+            }
             Incoming::Ended { stream, clean } => {
                 self.expecting.retain(|e| e != &stream);
-                let verdicts = self.checks.ended(Some(&stream), clean);
+                self.flooding.retain(|f| f.as_ref() != Some(&stream));
+                let found = self.checks.ended(Some(&stream), clean);
+                let verdicts = self.asked_for_drop(found);
                 let Some(sub) = self.sub_mut(&stream) else {
                     return Vec::new();
                 };
@@ -277,7 +337,8 @@ impl State {
                 let open = self.open_ids();
                 self.expecting.clear();
                 self.client(format!("the channel is gone: {why}"));
-                let mut verdicts = self.checks.ended(None, false);
+                let found = self.checks.ended(None, false);
+                let mut verdicts = self.asked_for_drop(found);
                 for id in open {
                     let verdicts = std::mem::take(&mut verdicts);
                     if let Some(s) = self.sub_mut(&id) {
@@ -327,6 +388,7 @@ impl State {
             }
         }
     }
+
     fn on_frame(&mut self, stream: Option<RequestId>, raw: String, message: Value) -> Vec<Action> {
         let kind = kind_of(&message);
         let tag = message
@@ -507,11 +569,16 @@ impl State {
                 notes.push(format!("{other} on a listen stream; {tag_note}"));
             }
         }
+        let routine = new_state.is_none() && actions.is_empty() && verdicts.iter().all(|v| v.ok);
         if let Some(s) = self.sub_mut(&id) {
             s.frames += 1;
             if let Some(st) = new_state {
                 s.state = st;
             }
+        }
+        if routine && self.flooding.contains(&stream) {
+            // Counted and checked, not printed: the flooding note says how many.
+            return actions;
         }
         self.say(Event::Frame {
             stream: stream_value,

@@ -270,7 +270,8 @@ fn faults_are_flagged_in_place_with_rule_and_spec() {
         .args(["lab", "--fault", "notify-before-ack", "--fault", "untagged"])
         .write_stdin("listen tools\nchange tools\n")
         .assert()
-        .success()
+        // Like `check`, a script whose frames broke a rule exits non-zero.
+        .failure()
         .get_output()
         .stdout
         .clone();

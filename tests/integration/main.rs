@@ -5,6 +5,7 @@ mod check_wire;
 mod decks;
 mod grade;
 mod lab;
+mod lab_flood;
 mod lab_pty;
 mod progress;
 mod quiz;
