@@ -427,10 +427,16 @@ impl Link for StdioLink {
 
     fn request<'a>(&'a self, message: Value) -> BoxFut<'a, anyhow::Result<Reply>> {
         Box::pin(async move {
-            let id = message
-                .get("id")
-                .and_then(RequestId::from_value)
-                .context("a request needs an id")?;
+            let Some(id) = message.get("id").and_then(RequestId::from_value) else {
+                // A notification (or a message without a usable id): nothing comes back.
+                let line = self.sender()?.send(&message).await?;
+                return Ok(Reply {
+                    status: None,
+                    message: Value::Null,
+                    sent_wire: format!("stdin  > {line}"),
+                    got_wire: String::new(),
+                });
+            };
             let (tx, rx) = oneshot::channel();
             if let Ok(mut p) = self.pending.lock() {
                 p.insert(id.clone(), tx);

@@ -221,8 +221,10 @@ pub fn run(args: Args, g: &Global) -> anyhow::Result<ExitCode> {
 
     // Interactive: one keyboard thread for the whole session, predictions included.
     let ids = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let tools = Arc::new(std::sync::Mutex::new(Vec::new()));
     let helper = repl::LabHelper {
         ids: ids.clone(),
+        tools: tools.clone(),
         faults: conn.fault_names,
         uris: conn.uris,
     };
@@ -257,7 +259,7 @@ pub fn run(args: Args, g: &Global) -> anyhow::Result<ExitCode> {
                     .into()
             },
         });
-        repl::run(&mut lab, &mut rx, &mut kb, ids).await;
+        repl::run(&mut lab, &mut rx, &mut kb, ids, tools).await;
     });
     kb.finish();
     drop(keep);

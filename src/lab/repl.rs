@@ -45,6 +45,8 @@ pub struct LabHelper {
     pub ids: Arc<std::sync::Mutex<Vec<String>>>,
     pub faults: Vec<String>,
     pub uris: Vec<String>,
+    /// The server's tool names, for `call`.
+    pub tools: Arc<std::sync::Mutex<Vec<String>>>,
 }
 
 impl LabHelper {
@@ -73,6 +75,7 @@ impl LabHelper {
             (Args::Fault, 1) => self.faults.clone(),
             (Args::Fault, 2) | (Args::OnOff, 1) => words(&["on", "off"]),
             (Args::Steps, 1) => step::step_names().map(str::to_owned).collect(),
+            (Args::Tools, 1) => self.tools.lock().map(|t| t.clone()).unwrap_or_default(),
             _ => Vec::new(),
         }
     }
@@ -270,7 +273,12 @@ pub async fn run(
     rx: &mut Receiver,
     kb: &mut Keyboard,
     ids: Arc<std::sync::Mutex<Vec<String>>>,
+    tools: Arc<std::sync::Mutex<Vec<String>>>,
 ) {
+    lab.fetch_tool_names().await;
+    if let Ok(mut t) = tools.lock() {
+        *t = lab.tool_names.clone();
+    }
     kb.ask(PROMPT, true);
     loop {
         let ev = tokio::select! {
@@ -291,6 +299,9 @@ pub async fn run(
                 // Offer the ids of open subscriptions to completion.
                 if let Ok(mut i) = ids.lock() {
                     *i = lab.st.open_id_words();
+                }
+                if let Ok(mut t) = tools.lock() {
+                    t.clone_from(&lab.tool_names);
                 }
                 kb.ask(PROMPT, true);
             }

@@ -85,6 +85,8 @@ pub struct Lab {
     pub events: Vec<Event>,
     /// A step could not run or a frame broke a rule (a script then exits non-zero).
     pub failed: bool,
+    /// The server's tools, as its last tools/list named them (completion after `call`).
+    pub tool_names: Vec<String>,
     /// Everything the careful client knows, and how it reads what arrives.
     pub st: State,
 }
@@ -105,6 +107,7 @@ impl Lab {
             look,
             events: Vec::new(),
             failed: false,
+            tool_names: Vec::new(),
             st: State::new(ack_timeout, stdio),
         }
     }
@@ -215,6 +218,14 @@ impl Lab {
             },
             Step::Drop => self.drop_all().await,
             Step::Fault { name, on } => self.fault(name, on).await,
+            Step::Call { tool, arguments } => {
+                self.plain_request(
+                    method::TOOLS_CALL,
+                    json!({"name": tool, "arguments": arguments}),
+                )
+                .await;
+            }
+            Step::Send(message) => self.send_raw(message).await,
             Step::Wire(on) => {
                 self.look.wire = on;
                 self.info(if on {
@@ -257,17 +268,31 @@ impl Lab {
             Some(Value::String(s)) => s.clone(),
             _ => String::new(),
         };
+        self.exchange(message, method_name, detail).await
+    }
+
+    /// Send one message and show it and its reply (none for a notification).
+    async fn exchange(
+        &mut self,
+        message: Value,
+        method_name: &str,
+        detail: String,
+    ) -> Option<Value> {
+        let id = message.get("id").cloned();
         match self.link.request(message).await {
             Ok(reply) => {
                 self.emit(Event::Send {
-                    id: Some(id.to_value()),
+                    id: id.clone(),
                     method: method_name.to_owned(),
                     detail,
                     wire: Some(reply.sent_wire.clone()),
                 });
+                if method_name == method::TOOLS_LIST {
+                    self.learn_tools(&reply.message);
+                }
                 let summary = summarise(method_name, &reply.message);
                 self.emit(Event::Reply {
-                    id: id.to_value(),
+                    id: id.unwrap_or(Value::Null),
                     method: method_name.to_owned(),
                     status: reply.status,
                     summary,
@@ -278,7 +303,7 @@ impl Lab {
             }
             Err(e) => {
                 self.emit(Event::Send {
-                    id: Some(id.to_value()),
+                    id,
                     method: method_name.to_owned(),
                     detail,
                     wire: None,
@@ -287,6 +312,45 @@ impl Lab {
                 None
             }
         }
+    }
+
+    /// Remember the tool names a tools/list reply names, for completion after `call`.
+    fn learn_tools(&mut self, reply: &Value) {
+        if let Some(tools) = reply.pointer("/result/tools").and_then(Value::as_array) {
+            self.tool_names = tools
+                .iter()
+                .filter_map(|t| t.get("name").and_then(Value::as_str).map(str::to_owned))
+                .collect();
+        }
+    }
+
+    /// Ask the server for its tools without showing it, so completion knows them from the
+    /// first prompt (the interactive lab only; a transcript shows only what the steps sent).
+    pub async fn fetch_tool_names(&mut self) {
+        let id = RequestId::Str("lab-tools".into());
+        let message = protocol::request(&id, method::TOOLS_LIST, json!({}));
+        if let Ok(reply) = self.link.request(message).await {
+            self.learn_tools(&reply.message);
+        }
+    }
+
+    /// `send JSON`: the message as typed. A listen needs the lab to hold its stream, so it is
+    /// pointed to `listen` instead.
+    async fn send_raw(&mut self, message: Value) {
+        let method_name = message
+            .get("method")
+            .and_then(Value::as_str)
+            .unwrap_or("(no method)")
+            .to_owned();
+        if method_name == method::SUBSCRIPTIONS_LISTEN {
+            self.error(
+                "open subscriptions with `listen` (e.g. `listen --id 7 tools`): the lab holds \
+                 the stream, tracks the subscription and checks every frame on it",
+            );
+            return;
+        }
+        self.exchange(message, &method_name, "as typed".to_owned())
+            .await;
     }
 
     async fn listen(&mut self, id: RequestId, asked: FilterAsk, retry_of: Option<RequestId>) {

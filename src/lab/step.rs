@@ -33,6 +33,13 @@ pub enum Step {
         on: bool,
     },
     Wire(bool),
+    /// `tools/call` of any tool with these arguments.
+    Call {
+        tool: String,
+        arguments: Value,
+    },
+    /// One hand-written JSON-RPC message, sent as typed.
+    Send(Value),
     Timeline,
     Explain,
     Save(String),
@@ -63,6 +70,8 @@ pub enum Args {
     OnOff,
     /// Step names (for `help`).
     Steps,
+    /// The server's tool names (from its tools/list).
+    Tools,
 }
 
 /// One step, defined once: its name, its help, an example line that runs it, what completion
@@ -79,8 +88,9 @@ pub struct StepDef {
     /// A line that runs this step (the table's test parses every one).
     pub example: &'static str,
     pub args: Args,
-    /// The words after the name → the step, or what is wrong with them.
-    parse: fn(&[&str]) -> Result<Step, String>,
+    /// The words after the name (and the same text unsplit, for JSON) → the step, or what is
+    /// wrong with them.
+    parse: fn(&[&str], &str) -> Result<Step, String>,
 }
 
 pub const STEPS: &[StepDef] = &[
@@ -94,7 +104,7 @@ pub const STEPS: &[StepDef] = &[
                there is no separate `subscriptions` capability.",
         example: "discover",
         args: Args::Nothing,
-        parse: |a| none(a, Step::Discover),
+        parse: |a, _| none(a, Step::Discover),
     },
     StepDef {
         name: "list",
@@ -105,7 +115,7 @@ pub const STEPS: &[StepDef] = &[
                tells you to fetch again (nothing is replayed on the stream).",
         example: "list tools",
         args: Args::Kinds,
-        parse: |a| Ok(Step::List(kind(a)?)),
+        parse: |a, _| Ok(Step::List(kind(a)?)),
     },
     StepDef {
         name: "read",
@@ -116,7 +126,7 @@ pub const STEPS: &[StepDef] = &[
                URI also travels in the Mcp-Name header.",
         example: "read mock://notes/today",
         args: Args::Uris,
-        parse: |a| Ok(Step::Read(one(a)?.to_owned())),
+        parse: |a, _| Ok(Step::Read(one(a)?.to_owned())),
     },
     StepDef {
         name: "listen",
@@ -133,7 +143,7 @@ pub const STEPS: &[StepDef] = &[
                `--id \"7\"` a string).",
         example: "listen --id 7 tools mock://notes",
         args: Args::Listen,
-        parse: parse_listen,
+        parse: |a, _| parse_listen(a),
     },
     StepDef {
         name: "change",
@@ -144,7 +154,7 @@ pub const STEPS: &[StepDef] = &[
                …/list_changed notification, others get nothing.",
         example: "change prompts",
         args: Args::Kinds,
-        parse: |a| Ok(Step::Change(kind(a)?)),
+        parse: |a, _| Ok(Step::Change(kind(a)?)),
     },
     StepDef {
         name: "update",
@@ -155,7 +165,7 @@ pub const STEPS: &[StepDef] = &[
                cover it get notifications/resources/updated with params.uri.",
         example: "update mock://notes/today",
         args: Args::Uris,
-        parse: |a| Ok(Step::Update(one(a)?.to_owned())),
+        parse: |a, _| Ok(Step::Update(one(a)?.to_owned())),
     },
     StepDef {
         name: "close",
@@ -167,7 +177,7 @@ pub const STEPS: &[StepDef] = &[
                closes.",
         example: "close all",
         args: Args::OpenIdsOrAll,
-        parse: |a| {
+        parse: |a, _| {
             Ok(Step::Close(match one(a)? {
                 "all" => Target::All,
                 w => Target::One(parse_id(w)),
@@ -185,7 +195,7 @@ pub const STEPS: &[StepDef] = &[
                for it, not even a result.",
         example: "cancel lab-1",
         args: Args::OpenIds,
-        parse: |a| Ok(Step::Cancel(parse_id(one(a)?))),
+        parse: |a, _| Ok(Step::Cancel(parse_id(one(a)?))),
     },
     StepDef {
         name: "drop",
@@ -197,7 +207,7 @@ pub const STEPS: &[StepDef] = &[
                request id, and must listen again: nothing survives.",
         example: "drop",
         args: Args::Nothing,
-        parse: |a| none(a, Step::Drop),
+        parse: |a, _| none(a, Step::Drop),
     },
     StepDef {
         name: "fault",
@@ -208,7 +218,7 @@ pub const STEPS: &[StepDef] = &[
                lists them). Only for the bundled server.",
         example: "fault no-ack on",
         args: Args::Fault,
-        parse: parse_fault,
+        parse: |a, _| parse_fault(a),
     },
     StepDef {
         name: "wire",
@@ -219,7 +229,35 @@ pub const STEPS: &[StepDef] = &[
                comment lines included), or raw stdio lines.",
         example: "wire on",
         args: Args::OnOff,
-        parse: |a| Ok(Step::Wire(on_off(one(a)?)?)),
+        parse: |a, _| Ok(Step::Wire(on_off(one(a)?)?)),
+    },
+    StepDef {
+        name: "call",
+        aliases: &[],
+        brief: "call any of the server's tools",
+        usage: "call TOOL [JSON arguments]",
+        what: "tools/call of any tool the server lists (tab completes their names), with the \
+               arguments as one JSON object: `call echo {\"text\": \"hi\"}`. Headers are filled \
+               in as for every step (Mcp-Method, Mcp-Name); the reply is shown, and whatever it \
+               sets off arrives on the open streams, annotated and checked. This is how you make \
+               your own server (`--url`) change something.",
+        example: "call echo {\"text\": \"hi\"}",
+        args: Args::Tools,
+        parse: |a, raw| parse_call(a, raw),
+    },
+    StepDef {
+        name: "send",
+        aliases: &[],
+        brief: "send one hand-written JSON-RPC message",
+        usage: "send JSON",
+        what: "send one JSON-RPC message exactly as typed (a request with an `id`, or a \
+               notification without one): `send {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}`. \
+               The HTTP headers are derived from it as for any step, but the body is yours: \
+               leave out `_meta` and the server's refusal is the lesson. Open subscriptions \
+               with `listen` (a stream needs the lab to hold it).",
+        example: "send {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}",
+        args: Args::Nothing,
+        parse: |_, raw| parse_send(raw),
     },
     StepDef {
         name: "timeline",
@@ -229,7 +267,7 @@ pub const STEPS: &[StepDef] = &[
         what: "a sequence diagram of everything so far, client on the left, server on the right.",
         example: "timeline",
         args: Args::Nothing,
-        parse: |a| none(a, Step::Timeline),
+        parse: |a, _| none(a, Step::Timeline),
     },
     StepDef {
         name: "explain",
@@ -239,7 +277,7 @@ pub const STEPS: &[StepDef] = &[
         what: "the rule behind the last frame, with its spec reference.",
         example: "explain",
         args: Args::Nothing,
-        parse: |a| none(a, Step::Explain),
+        parse: |a, _| none(a, Step::Explain),
     },
     StepDef {
         name: "save",
@@ -249,7 +287,7 @@ pub const STEPS: &[StepDef] = &[
         what: "write the transcript so far as JSON lines, one event per line.",
         example: "save lab.jsonl",
         args: Args::Nothing,
-        parse: |a| Ok(Step::Save(one(a)?.to_owned())),
+        parse: |a, _| Ok(Step::Save(one(a)?.to_owned())),
     },
     StepDef {
         name: "status",
@@ -259,7 +297,7 @@ pub const STEPS: &[StepDef] = &[
         what: "the subscriptions the lab client holds, what each asked for and was granted.",
         example: "status",
         args: Args::Nothing,
-        parse: |a| none(a, Step::Status),
+        parse: |a, _| none(a, Step::Status),
     },
     StepDef {
         name: "reset",
@@ -269,7 +307,7 @@ pub const STEPS: &[StepDef] = &[
         what: "cancel every subscription, clear faults and the transcript, start over.",
         example: "reset",
         args: Args::Nothing,
-        parse: |a| none(a, Step::Reset),
+        parse: |a, _| none(a, Step::Reset),
     },
     StepDef {
         name: "predict",
@@ -280,7 +318,7 @@ pub const STEPS: &[StepDef] = &[
                one is recorded as a lapse of the question's card, so the quiz brings it back.",
         example: "predict b",
         args: Args::Nothing,
-        parse: |a| Ok(Step::Predict(one(a)?.to_ascii_lowercase())),
+        parse: |a, _| Ok(Step::Predict(one(a)?.to_ascii_lowercase())),
     },
     StepDef {
         name: "wait",
@@ -290,7 +328,7 @@ pub const STEPS: &[StepDef] = &[
         what: "in a script, wait this many milliseconds for stragglers before the next step.",
         example: "wait 500",
         args: Args::Nothing,
-        parse: parse_wait,
+        parse: |a, _| parse_wait(a),
     },
     StepDef {
         name: "help",
@@ -300,7 +338,7 @@ pub const STEPS: &[StepDef] = &[
         what: "this list, or one step in detail.",
         example: "help listen",
         args: Args::Steps,
-        parse: |a| Ok(Step::Help(a.first().map(|w| (*w).to_owned()))),
+        parse: |a, _| Ok(Step::Help(a.first().map(|w| (*w).to_owned()))),
     },
     StepDef {
         name: "quit",
@@ -310,7 +348,7 @@ pub const STEPS: &[StepDef] = &[
         what: "leave the lab (Ctrl-D works too).",
         example: "quit",
         args: Args::Nothing,
-        parse: |a| none(a, Step::Quit),
+        parse: |a, _| none(a, Step::Quit),
     },
 ];
 
@@ -329,6 +367,8 @@ impl Step {
             Step::Drop => "drop",
             Step::Fault { .. } => "fault",
             Step::Wire(_) => "wire",
+            Step::Call { .. } => "call",
+            Step::Send(_) => "send",
             Step::Timeline => "timeline",
             Step::Explain => "explain",
             Step::Save(_) => "save",
@@ -434,6 +474,40 @@ fn parse_fault(a: &[&str]) -> Result<Step, String> {
     }
 }
 
+fn parse_call(a: &[&str], raw: &str) -> Result<Step, String> {
+    let Some(tool) = a.first() else {
+        return Err("which tool? (`tools/list` names them; tab completes)".into());
+    };
+    let json = raw[tool.len()..].trim();
+    let arguments = if json.is_empty() {
+        Value::Object(serde_json::Map::new())
+    } else {
+        serde_json::from_str::<Value>(json)
+            .map_err(|e| format!("the arguments are not JSON: {e}"))?
+    };
+    if !arguments.is_object() {
+        return Err(format!(
+            "the arguments must be one JSON object, not {arguments}"
+        ));
+    }
+    Ok(Step::Call {
+        tool: (*tool).to_owned(),
+        arguments,
+    })
+}
+
+fn parse_send(raw: &str) -> Result<Step, String> {
+    if raw.is_empty() {
+        return Err("missing the JSON message".into());
+    }
+    let message: Value =
+        serde_json::from_str(raw).map_err(|e| format!("the message is not JSON: {e}"))?;
+    if !message.is_object() {
+        return Err(format!("a JSON-RPC message is one object, not {message}"));
+    }
+    Ok(Step::Send(message))
+}
+
 fn parse_wait(a: &[&str]) -> Result<Step, String> {
     let w = one(a)?;
     w.parse()
@@ -478,7 +552,8 @@ pub fn parse(line: &str) -> Result<Option<Step>, ParseError> {
             "unknown step `{head}`{near} (type `help` for the list)"
         )));
     };
-    (def.parse)(&rest)
+    let raw = line[head.len()..].trim();
+    (def.parse)(&rest, raw)
         .map(Some)
         .map_err(|why| ParseError(format!("{why} (usage: {})", def.usage)))
 }
@@ -499,6 +574,10 @@ pub fn help_text(topic: Option<&str>) -> String {
                     s.push_str(&format!("  {:<34} {}\n", h.usage, h.brief));
                 }
             }
+            s.push_str(
+                "\nguided scenarios (predict, then watch the wire): `mcp-tutor lab --list`, then \
+                 `mcp-tutor lab --scenario NAME`\n",
+            );
             s
         }
     }

@@ -390,3 +390,54 @@ fn bundled_and_url_modes_drive_the_same_steps_over_the_wire() {
         "a string id is not the number 7:\n{bundled}"
     );
 }
+
+/// `call` and `send` drive any server: a trigger tool called by name sets off a frame on the
+/// open stream (annotated and checked), arguments are JSON, a hand-written message goes out as
+/// typed and its refusal is shown; `help` points to the scenarios.
+#[test]
+fn call_and_send_drive_the_server_by_hand() {
+    let served = Served::start();
+    let home = tempfile::tempdir().expect("tmp");
+    let out = tutor(home.path())
+        .args(["lab", "--url", &served.url])
+        .write_stdin(
+            "listen tools\ncall test_trigger_tool_change\ncall echo {\"text\": \"hi  there\"}\n\
+             send {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}\nhelp\n",
+        )
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let out = String::from_utf8_lossy(&out);
+    assert!(
+        out.contains("→ tools/call  id \"req-2\"  test_trigger_tool_change"),
+        "{out}"
+    );
+    assert!(
+        out.contains("← [\"lab-1\"] notifications/tools/list_changed"),
+        "the call's notification arrives on the stream: {out}"
+    );
+    assert!(out.contains("✓ tag-present"), "and is checked: {out}");
+    assert!(
+        out.contains("HTTP 200: hi  there"),
+        "JSON arguments kept: {out}"
+    );
+    assert!(out.contains("→ tools/list  id 1  as typed"), "{out}");
+    assert!(
+        out.contains("error -32602 InvalidParams: params._meta is required"),
+        "the body went as typed: {out}"
+    );
+    assert!(
+        out.contains("mcp-tutor lab --scenario NAME"),
+        "help mentions scenarios"
+    );
+    tutor(home.path())
+        .arg("lab")
+        .write_stdin("call echo [1]\n")
+        .assert()
+        .failure()
+        .stdout(predicates::str::contains(
+            "the arguments must be one JSON object",
+        ));
+}
