@@ -3,6 +3,7 @@
 
 mod checks;
 mod connect;
+mod control;
 pub mod event;
 mod explain;
 mod filter;
