@@ -118,6 +118,21 @@ pub(crate) mod tool {
     pub const MISSING_CAPABILITY: &str = "test_missing_capability";
     pub const STREAMING_ELICITATION: &str = "test_streaming_elicitation";
     pub const LOGGING_TOOL: &str = "test_logging_tool";
+    // Control tools (see `control.rs`): offered only where a client may drive the server.
+    pub const CLOSE_SUBSCRIPTION: &str = "test_close_subscription";
+    pub const DROP_SUBSCRIPTIONS: &str = "test_drop_subscriptions";
+    pub const SET_FAULT: &str = "test_set_fault";
+    pub const LIST_FAULTS: &str = "test_list_faults";
+    pub const RESET_FAULTS: &str = "test_reset_faults";
+
+    /// The control tools, in `tools/list` order.
+    pub const CONTROL: [&str; 5] = [
+        CLOSE_SUBSCRIPTION,
+        DROP_SUBSCRIPTIONS,
+        SET_FAULT,
+        LIST_FAULTS,
+        RESET_FAULTS,
+    ];
 }
 
 fn no_args() -> Value {
@@ -160,7 +175,35 @@ pub(crate) fn tools() -> Value {
         {"name": tool::LOGGING_TOOL, "title": "Logs, if asked to",
          "description": "Sends notifications/message on this request's own response only when the request sets _meta.io.modelcontextprotocol/logLevel.",
          "inputSchema": no_args()},
+        {"name": tool::CLOSE_SUBSCRIPTION, "title": "Close one subscription",
+         "description": "Ends the subscription whose listen id is `id` gracefully: the completion result, then the stream closes. The id keeps its JSON type (7 is not \"7\"). Control tool: loopback and stdio only.",
+         "inputSchema": {"type": "object",
+                         "properties": {"id": {"type": ["string", "integer"]}},
+                         "required": ["id"]}},
+        {"name": tool::DROP_SUBSCRIPTIONS, "title": "Drop every subscription",
+         "description": "Ends every open listen stream abruptly, with no result, as if the server vanished. Control tool: loopback and stdio only.",
+         "inputSchema": no_args()},
+        {"name": tool::SET_FAULT, "title": "Switch a fault",
+         "description": "Switches the fault `name` on or off (`on`, default true); each fault breaks one subscription rule. Control tool: loopback and stdio only.",
+         "inputSchema": {"type": "object",
+                         "properties": {"name": {"type": "string"}, "on": {"type": "boolean"}},
+                         "required": ["name"]}},
+        {"name": tool::LIST_FAULTS, "title": "List the faults",
+         "description": "Every fault, whether it is on, and the rule it breaks. Control tool: loopback and stdio only.",
+         "inputSchema": no_args()},
+        {"name": tool::RESET_FAULTS, "title": "Switch every fault off",
+         "description": "Switches every fault off. Control tool: loopback and stdio only.",
+         "inputSchema": no_args()},
     ])
+}
+
+/// `tools/list` entries for this server: the control tools only where they are offered.
+pub(crate) fn tools_offered(control: bool) -> Value {
+    let mut all = tools();
+    if !control && let Some(list) = all.as_array_mut() {
+        list.retain(|t| !tool::CONTROL.iter().any(|c| t["name"] == *c));
+    }
+    all
 }
 
 pub(crate) fn prompts() -> Value {

@@ -5,7 +5,7 @@
 //! its own on HTTP (the SSE body polls the stream); stdio adds one forwarding task per listen.
 
 use std::collections::{HashMap, VecDeque};
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -77,6 +77,8 @@ pub(crate) struct Hub {
     /// Cancelled on server shutdown: every stream ends gracefully, result first.
     pub(crate) shutdown: CancellationToken,
     pub(crate) revisions: Revisions,
+    /// Whether the control tools are offered (`control.rs`): not on a non-loopback bind.
+    control_tools: AtomicBool,
 }
 
 impl Hub {
@@ -92,7 +94,16 @@ impl Hub {
             next_key: AtomicU64::new(0),
             shutdown: CancellationToken::new(),
             revisions: Revisions::default(),
+            control_tools: AtomicBool::new(true),
         })
+    }
+
+    pub(crate) fn control_tools(&self) -> bool {
+        self.control_tools.load(Ordering::Relaxed)
+    }
+
+    pub(crate) fn set_control_tools(&self, on: bool) {
+        self.control_tools.store(on, Ordering::Relaxed);
     }
 
     pub(crate) fn has(&self, f: Fault) -> bool {

@@ -33,12 +33,16 @@
 //! The catalogue: tools `echo`, `read_note`, `test_trigger_tool_change`,
 //! `test_trigger_prompt_change`, `test_trigger_resource_list_change`,
 //! `test_trigger_resource_update` (optional `uri`), `test_close_subscriptions`,
-//! `test_missing_capability`, `test_streaming_elicitation`, `test_logging_tool`; prompts
+//! `test_missing_capability`, `test_streaming_elicitation`, `test_logging_tool`, and on a
+//! loopback-bound or stdio server the control tools `test_close_subscription` (`id`),
+//! `test_drop_subscriptions`, `test_set_fault` (`name`, `on`), `test_list_faults`,
+//! `test_reset_faults` (what the lab's `close ID`, `drop`, `fault` and `reset` send); prompts
 //! `explain_rule`, `interview_question`; resources `mock://notes`, `mock://notes/today`,
 //! `mock://notes/ideas`, `mock://status`.
 
 mod catalog;
 pub mod cli;
+mod control;
 pub mod fault;
 mod http;
 mod hub;
@@ -185,6 +189,8 @@ pub async fn start_http(config: Config) -> anyhow::Result<RunningServer> {
         })?;
     let addr = listener.local_addr()?;
     let hub = hub::Hub::new(&config.faults, config.ack_delay, config.keepalive);
+    // Control tools break the server on request: only for clients on this machine.
+    hub.set_control_tools(http::is_loopback(config.host));
     let app = http::App {
         hub: hub.clone(),
         allowed_origins: Arc::new(config.allowed_origins.clone()),

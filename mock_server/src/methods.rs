@@ -196,7 +196,10 @@ pub(crate) fn handle(hub: &Hub, id: &RequestId, m: &str, params: Option<&Value>)
             }),
             Some(LIST_TTL_MS),
         ),
-        method::TOOLS_LIST => single(json!({"tools": catalog::tools()}), Some(LIST_TTL_MS)),
+        method::TOOLS_LIST => single(
+            json!({"tools": catalog::tools_offered(hub.control_tools())}),
+            Some(LIST_TTL_MS),
+        ),
         method::PROMPTS_LIST => single(json!({"prompts": catalog::prompts()}), Some(LIST_TTL_MS)),
         method::RESOURCES_LIST => single(
             json!({"resources": catalog::RESOURCES.iter().map(catalog::resource_json).collect::<Vec<_>>()}),
@@ -282,6 +285,16 @@ fn call_tool(hub: &Hub, id: &RequestId, p: &Map<String, Value>, rm: &RequestMeta
         Some(_) => return invalid("tools/call params.arguments must be an object"),
     };
     let done = |text: String| Reply::Single(complete(id, text_result(text), None));
+    if let Some(outcome) = crate::control::call(hub, name, args) {
+        return match outcome {
+            Ok((text, structured)) => {
+                let mut result = text_result(text);
+                result["structuredContent"] = structured;
+                Reply::Single(complete(id, result, None))
+            }
+            Err(msg) => invalid(&msg),
+        };
+    }
     let trigger = |kind: NotificationKind| {
         hub.trigger(kind, None);
         done(format!(

@@ -395,7 +395,7 @@ impl HttpClient {
                     )
                 })??;
         let response = response_head(&resp);
-        let (tx, rx) = mpsc::unbounded_channel();
+        let (tx, rx) = mpsc::channel(LISTEN_QUEUE);
         let sse = response.is_sse();
         let task = tokio::spawn(pump(resp, sse, tx));
         Ok(ListenStream {
@@ -499,25 +499,32 @@ fn json_event(text: &str) -> WireEvent {
     }
 }
 
+/// Events a listen stream holds for its reader at most. When the reader is slower than the
+/// server, the pump waits and TCP pushes back on the server, so a flooding server cannot grow
+/// the client's memory.
+const LISTEN_QUEUE: usize = 256;
+
 /// Reads a response body in the background and forwards what it finds, as it arrives.
-async fn pump(resp: reqwest::Response, sse: bool, tx: mpsc::UnboundedSender<WireEvent>) {
+async fn pump(resp: reqwest::Response, sse: bool, tx: mpsc::Sender<WireEvent>) {
     if !sse {
         let ev = match resp.bytes().await {
             Ok(b) => {
                 let text = String::from_utf8_lossy(&b).into_owned();
                 if !text.trim().is_empty() {
-                    let _ = tx.send(json_event(&text));
+                    let _ = tx.send(json_event(&text)).await;
                 }
                 WireEvent::Ended { graceful: true }
             }
             Err(e) => {
-                let _ = tx.send(WireEvent::TransportError {
-                    detail: error_chain(&e),
-                });
+                let _ = tx
+                    .send(WireEvent::TransportError {
+                        detail: error_chain(&e),
+                    })
+                    .await;
                 WireEvent::Ended { graceful: false }
             }
         };
-        let _ = tx.send(ev);
+        let _ = tx.send(ev).await;
         return;
     }
     let mut parser = SseParser::new();
@@ -526,27 +533,31 @@ async fn pump(resp: reqwest::Response, sse: bool, tx: mpsc::UnboundedSender<Wire
         match chunk {
             Ok(chunk) => {
                 for item in parser.push(&chunk) {
-                    if tx.send(sse_event(item)).is_err() {
+                    if tx.send(sse_event(item)).await.is_err() {
                         return; // nobody listens any more: dropping `bytes` closes the stream
                     }
                 }
             }
             Err(e) => {
-                let _ = tx.send(WireEvent::TransportError {
-                    detail: error_chain(&e),
-                });
-                let _ = tx.send(WireEvent::Ended { graceful: false });
+                let _ = tx
+                    .send(WireEvent::TransportError {
+                        detail: error_chain(&e),
+                    })
+                    .await;
+                let _ = tx.send(WireEvent::Ended { graceful: false }).await;
                 return;
             }
         }
     }
     if let Some(rest) = parser.finish() {
-        let _ = tx.send(WireEvent::Malformed {
-            raw: rest,
-            error: "the stream ended in the middle of an SSE event".to_owned(),
-        });
+        let _ = tx
+            .send(WireEvent::Malformed {
+                raw: rest,
+                error: "the stream ended in the middle of an SSE event".to_owned(),
+            })
+            .await;
     }
-    let _ = tx.send(WireEvent::Ended { graceful: true });
+    let _ = tx.send(WireEvent::Ended { graceful: true }).await;
 }
 
 fn error_chain(e: &dyn std::error::Error) -> String {
@@ -567,7 +578,7 @@ pub struct ListenStream {
     pub id: RequestId,
     pub request: RawRequest,
     pub response: RawResponse,
-    rx: mpsc::UnboundedReceiver<WireEvent>,
+    rx: mpsc::Receiver<WireEvent>,
     task: JoinHandle<()>,
 }
 

@@ -1,4 +1,5 @@
-//! Choosing and starting what the lab talks to: the bundled server in-process over real HTTP,
+//! Choosing and starting what the lab talks to: the bundled server (started in this process,
+//! reached only over real HTTP like any other),
 //! any server by URL, or a `mcp-tutor serve --stdio` child. The wire itself is the checking
 //! client's (`crate::check::wire`); this module only adapts it to the lab's [`Link`].
 
@@ -9,16 +10,15 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use anyhow::Context;
-use mock_server::protocol::{NotificationKind, RequestId};
-use mock_server::{Control, Fault};
+use mock_server::Fault;
+use mock_server::protocol::RequestId;
 use serde_json::Value;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
 use super::Args;
-use super::link::{BoxFut, Incoming, Link, Opened, Reply, Tx};
+use super::link::{BoxFut, FloodGuard, Incoming, Link, Opened, Reply, Tx};
 use super::scenario::{ScenarioFile, Transport};
-use super::session::{Controls, ServerControl, TriggerTools};
 use crate::check::wire::{
     HeaderEdits, HttpClient, Route, StdioClient, StdioSender, WireEvent, route,
 };
@@ -58,7 +58,6 @@ impl Target {
 
 pub struct Connection {
     pub link: Box<dyn Link>,
-    pub controls: Controls,
     /// Whatever must stay alive while the lab runs (the in-process server).
     pub keep: Option<Box<dyn std::any::Any + Send>>,
     pub fault_names: Vec<String>,
@@ -87,11 +86,10 @@ pub async fn connect(target: &Target, tx: Tx) -> anyhow::Result<Connection> {
             let server = mock_server::start_http(config)
                 .await
                 .context("cannot start the bundled mock server")?;
+            // Only the URL is kept: the lab drives this server over HTTP like any other.
             let link = HttpLink::new(&server.url, "the bundled mock server")?;
-            let control = server.control.clone();
             Ok(Connection {
                 link: Box::new(link),
-                controls: Controls::InProcess(Box::new(InProcess { control })),
                 keep: Some(Box::new(server)),
                 fault_names,
                 uris,
@@ -99,9 +97,8 @@ pub async fn connect(target: &Target, tx: Tx) -> anyhow::Result<Connection> {
         }
         Target::Url(url) => Ok(Connection {
             link: Box::new(HttpLink::new(url, url)?),
-            controls: Controls::Tools(TriggerTools::default()),
             keep: None,
-            fault_names: Vec::new(),
+            fault_names,
             uris,
         }),
         Target::Stdio { faults } => {
@@ -123,56 +120,11 @@ pub async fn connect(target: &Target, tx: Tx) -> anyhow::Result<Connection> {
             let link = StdioLink::spawn(exe, args, shown, tx)?;
             Ok(Connection {
                 link: Box::new(link),
-                controls: Controls::Tools(TriggerTools::default()),
                 keep: None,
                 fault_names,
                 uris,
             })
         }
-    }
-}
-
-/// The bundled server's in-process controls.
-struct InProcess {
-    control: Control,
-}
-
-impl ServerControl for InProcess {
-    fn trigger(&self, kind: NotificationKind, uri: Option<&str>) {
-        self.control.trigger(kind, uri);
-    }
-
-    fn close(&self, id: &RequestId) -> bool {
-        self.control.close(id)
-    }
-
-    fn close_all(&self) -> usize {
-        self.control.close_all()
-    }
-
-    fn drop_all(&self) -> usize {
-        self.control.drop_all()
-    }
-
-    fn set_fault(&self, name: &str, on: bool) -> anyhow::Result<()> {
-        let f = Fault::from_str(name).map_err(|e| anyhow::anyhow!("{e}"))?;
-        self.control.set_fault(f, on);
-        Ok(())
-    }
-
-    fn faults(&self) -> Vec<(String, bool, String, String)> {
-        let on = self.control.faults();
-        Fault::all()
-            .iter()
-            .map(|f| {
-                (
-                    f.name().to_owned(),
-                    on.contains(f),
-                    f.rule().to_owned(),
-                    f.spec().to_owned(),
-                )
-            })
-            .collect()
     }
 }
 
@@ -204,7 +156,8 @@ impl HttpLink {
     }
 }
 
-fn forward(stream: &RequestId, ev: WireEvent, tx: &Tx) -> bool {
+/// Hand one wire event of an HTTP listen stream to the lab. False once the stream is over.
+async fn forward(stream: &RequestId, ev: WireEvent, tx: &Tx, guard: &mut FloodGuard) -> bool {
     let inc = match ev {
         WireEvent::Frame { raw, message } => Incoming::Frame {
             stream: Some(stream.clone()),
@@ -223,14 +176,18 @@ fn forward(stream: &RequestId, ev: WireEvent, tx: &Tx) -> bool {
         // An `Ended { graceful: false }` follows and says it.
         WireEvent::TransportError { .. } => return true,
         WireEvent::Ended { graceful } => {
-            let _ = tx.send(Incoming::Ended {
-                stream: stream.clone(),
-                clean: graceful,
-            });
+            guard.finish(tx).await;
+            // The end is never dropped: the lab's state depends on it.
+            let _ = tx
+                .send(Incoming::Ended {
+                    stream: stream.clone(),
+                    clean: graceful,
+                })
+                .await;
             return false;
         }
     };
-    tx.send(inc).is_ok()
+    guard.offer(tx, inc)
 }
 
 impl Link for HttpLink {
@@ -295,10 +252,11 @@ impl Link for HttpLink {
             let (stop_tx, mut stop_rx) = oneshot::channel::<()>();
             let sid = id.clone();
             let task = tokio::spawn(async move {
+                let mut guard = FloodGuard::new(Some(sid.clone()));
                 loop {
                     tokio::select! {
                         ev = stream.next() => match ev {
-                            Some(ev) => if !forward(&sid, ev, &tx) { return },
+                            Some(ev) => if !forward(&sid, ev, &tx, &mut guard).await { return },
                             None => return,
                         },
                         _ = &mut stop_rx => {
@@ -306,8 +264,9 @@ impl Link for HttpLink {
                             // arrived is still handed over, in order.
                             for ev in stream.cancel() {
                                 if matches!(ev, WireEvent::Ended { .. }) { break }
-                                forward(&sid, ev, &tx);
+                                forward(&sid, ev, &tx, &mut guard).await;
                             }
+                            guard.finish(&tx).await;
                             return;
                         }
                     }
@@ -400,6 +359,7 @@ impl StdioLink {
         let waiting = pending.clone();
         let tx = tx.clone();
         let reader = tokio::spawn(async move {
+            let mut guard = FloodGuard::new(None);
             while let Some(ev) = client.next().await {
                 match ev {
                     WireEvent::Frame { raw, message } => {
@@ -410,18 +370,24 @@ impl StdioLink {
                                 continue;
                             }
                         }
-                        let _ = tx.send(Incoming::Frame {
-                            stream: None,
-                            raw,
-                            message,
-                        });
+                        guard.offer(
+                            &tx,
+                            Incoming::Frame {
+                                stream: None,
+                                raw,
+                                message,
+                            },
+                        );
                     }
                     WireEvent::Malformed { raw, error } => {
-                        let _ = tx.send(Incoming::Malformed {
-                            stream: None,
-                            raw,
-                            error,
-                        });
+                        guard.offer(
+                            &tx,
+                            Incoming::Malformed {
+                                stream: None,
+                                raw,
+                                error,
+                            },
+                        );
                     }
                     WireEvent::KeepAlive { .. } | WireEvent::TransportError { .. } => {}
                     WireEvent::Ended { graceful } => {
@@ -430,7 +396,8 @@ impl StdioLink {
                         } else {
                             "reading the server's stdout failed".to_owned()
                         };
-                        let _ = tx.send(Incoming::ChannelClosed { why });
+                        guard.finish(&tx).await;
+                        let _ = tx.send(Incoming::ChannelClosed { why }).await;
                         break;
                     }
                 }
@@ -460,10 +427,16 @@ impl Link for StdioLink {
 
     fn request<'a>(&'a self, message: Value) -> BoxFut<'a, anyhow::Result<Reply>> {
         Box::pin(async move {
-            let id = message
-                .get("id")
-                .and_then(RequestId::from_value)
-                .context("a request needs an id")?;
+            let Some(id) = message.get("id").and_then(RequestId::from_value) else {
+                // A notification (or a message without a usable id): nothing comes back.
+                let line = self.sender()?.send(&message).await?;
+                return Ok(Reply {
+                    status: None,
+                    message: Value::Null,
+                    sent_wire: format!("stdin  > {line}"),
+                    got_wire: String::new(),
+                });
+            };
             let (tx, rx) = oneshot::channel();
             if let Ok(mut p) = self.pending.lock() {
                 p.insert(id.clone(), tx);
@@ -545,9 +518,12 @@ impl Link for StdioLink {
             // Dropping the reader drops the client, which kills the child (kill_on_drop).
             old.reader.abort();
             let _ = old.reader.await;
-            let _ = self.tx.send(Incoming::ChannelClosed {
-                why: "the server process was killed".to_owned(),
-            });
+            let _ = self
+                .tx
+                .send(Incoming::ChannelClosed {
+                    why: "the server process was killed".to_owned(),
+                })
+                .await;
             Ok(true)
         })
     }

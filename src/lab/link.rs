@@ -9,7 +9,9 @@ use std::pin::Pin;
 
 use mock_server::protocol::RequestId;
 use serde_json::Value;
-use tokio::sync::mpsc::UnboundedSender;
+use std::time::{Duration, Instant};
+
+use tokio::sync::mpsc::error::TrySendError;
 
 pub type BoxFut<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
@@ -40,9 +42,106 @@ pub enum Incoming {
     ChannelClosed { why: String },
     /// The careful client's acknowledgement timer ran out for this listen.
     AckTimeout { stream: RequestId },
+    /// A stream (or the stdio channel, `None`) sent more than the lab keeps: `frames` arrived
+    /// in `secs` seconds and `dropped` of them were counted, not shown.
+    Flooding {
+        stream: Option<RequestId>,
+        frames: u64,
+        secs: f64,
+        dropped: u64,
+    },
 }
 
-pub type Tx = UnboundedSender<Incoming>;
+pub type Tx = tokio::sync::mpsc::Sender<Incoming>;
+pub type Receiver = tokio::sync::mpsc::Receiver<Incoming>;
+
+/// How many events wait for the lab at most. A server sending faster than the lab handles
+/// them fills it, and the rest is dropped and counted (see [`FloodGuard`]), so memory stays
+/// bounded and a typed `quit` is never stuck behind a backlog.
+pub const QUEUE: usize = 512;
+
+/// Frames shown per stream and second at most; beyond it a server is flooding.
+pub const FRAMES_PER_SECOND: u64 = 200;
+
+/// The channel of [`Incoming`] events the lab's loop reads.
+pub fn channel() -> (Tx, Receiver) {
+    tokio::sync::mpsc::channel(QUEUE)
+}
+
+/// Forwards one stream's frames to the lab, at most [`FRAMES_PER_SECOND`] and never blocking
+/// on a full queue: what does not fit is dropped and counted, and the lab hears "server is
+/// flooding" at most once a second while it lasts, and once more at the end.
+pub struct FloodGuard {
+    stream: Option<RequestId>,
+    started: Instant,
+    window: Instant,
+    in_window: u64,
+    frames: u64,
+    dropped: u64,
+    reported: u64,
+    last_note: Option<Instant>,
+}
+
+impl FloodGuard {
+    pub fn new(stream: Option<RequestId>) -> Self {
+        let now = Instant::now();
+        FloodGuard {
+            stream,
+            started: now,
+            window: now,
+            in_window: 0,
+            frames: 0,
+            dropped: 0,
+            reported: 0,
+            last_note: None,
+        }
+    }
+
+    /// Offer one frame. False when the lab is gone.
+    pub fn offer(&mut self, tx: &Tx, inc: Incoming) -> bool {
+        self.frames += 1;
+        let now = Instant::now();
+        if now.duration_since(self.window) >= Duration::from_secs(1) {
+            self.window = now;
+            self.in_window = 0;
+        }
+        self.in_window += 1;
+        if self.in_window > FRAMES_PER_SECOND {
+            self.dropped += 1;
+        } else {
+            match tx.try_send(inc) {
+                Ok(()) => {}
+                Err(TrySendError::Full(_)) => self.dropped += 1,
+                Err(TrySendError::Closed(_)) => return false,
+            }
+        }
+        let due = self
+            .last_note
+            .is_none_or(|t| now.duration_since(t) >= Duration::from_secs(1));
+        if self.dropped > self.reported && due && tx.try_send(self.note()).is_ok() {
+            self.reported = self.dropped;
+            self.last_note = Some(now);
+        }
+        true
+    }
+
+    /// The stream is over: say how much was dropped since the last note, waiting for room.
+    pub async fn finish(&mut self, tx: &Tx) {
+        if self.dropped > self.reported {
+            self.reported = self.dropped;
+            let _ = tx.send(self.note()).await;
+        }
+    }
+
+    fn note(&self) -> Incoming {
+        Incoming::Flooding {
+            stream: self.stream.clone(),
+            frames: self.frames,
+            secs: self.started.elapsed().as_secs_f64(),
+            dropped: self.dropped,
+        }
+    }
+}
 
 /// A plain request's reply.
 #[derive(Debug, Clone)]

@@ -3,15 +3,19 @@
 
 mod checks;
 mod connect;
+mod control;
 pub mod event;
 mod explain;
+mod filter;
 pub mod link;
 mod render;
 mod repl;
 pub mod runner;
 pub mod scenario;
 pub mod session;
+pub mod state;
 pub mod step;
+mod summary;
 mod timeline;
 
 use std::io::{BufRead, IsTerminal};
@@ -48,8 +52,8 @@ use session::{Lab, Sink, Stdout};
         printf 'listen tools\\nchange tools\\nclose all\\n' | mcp-tutor lab   a transcript"
 )]
 pub struct Args {
-    /// Talk to this MCP endpoint instead of the bundled server. `change` and `close all` then
-    /// call the server's trigger tools; `drop` and `fault` are not available.
+    /// Talk to this MCP endpoint instead of the bundled server. The steps work the same: they
+    /// call the server's trigger and control tools, which `mcp-tutor serve` offers.
     #[arg(long, value_name = "URL", conflicts_with = "stdio")]
     pub url: Option<String>,
     /// Start `mcp-tutor serve --stdio` as a child and talk over its standard streams.
@@ -91,31 +95,31 @@ impl Lapses for StoreLapses {
     }
 }
 
-/// Reads predictions from the terminal.
-struct AskUser;
+/// Reads predictions from the terminal, through the REPL's one keyboard thread.
+struct AskUser<'k> {
+    kb: &'k mut repl::Keyboard,
+}
 
-impl Predictor for AskUser {
-    fn predict(&mut self, q: &scenario::Question) -> Option<String> {
-        let letters: String = q.letters().collect();
-        let Ok(mut rl) = rustyline::DefaultEditor::new() else {
-            return None;
-        };
-        loop {
-            let line = match rl.readline(&format!("your prediction [{letters}] (enter to skip)> "))
-            {
-                Ok(l) => l,
-                Err(_) => return None,
-            };
-            let l = line.trim().to_ascii_lowercase();
-            let l = l.strip_prefix("predict").unwrap_or(&l).trim().to_owned();
-            if l.is_empty() {
-                return None;
+impl Predictor for AskUser<'_> {
+    fn predict<'a>(&'a mut self, q: &'a scenario::Question) -> runner::BoxFut<'a, Option<String>> {
+        Box::pin(async move {
+            let letters: String = q.letters().collect();
+            loop {
+                let line = self
+                    .kb
+                    .line(&format!("your prediction [{letters}] (enter to skip)> "))
+                    .await?;
+                let l = line.trim().to_ascii_lowercase();
+                let l = l.strip_prefix("predict").unwrap_or(&l).trim().to_owned();
+                if l.is_empty() {
+                    return None;
+                }
+                if l.len() == 1 && letters.contains(&l) {
+                    return Some(l);
+                }
+                println!("  type one of {letters}");
             }
-            if l.len() == 1 && letters.contains(&l) {
-                return Some(l);
-            }
-            println!("  type one of {letters}");
-        }
+        })
     }
 }
 
@@ -168,7 +172,7 @@ pub fn run(args: Args, g: &Global) -> anyhow::Result<ExitCode> {
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
-    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+    let (tx, rx) = link::channel();
     let conn = rt.block_on(connect::connect(&target, tx.clone()))?;
 
     let data_dir = crate::paths::data_dir(g.data_dir.as_deref()).ok();
@@ -176,17 +180,15 @@ pub fn run(args: Args, g: &Global) -> anyhow::Result<ExitCode> {
         dir: data_dir.clone(),
     };
 
-    let fault_names = conn.fault_names.clone();
-    let uris = conn.uris.clone();
     let keep = conn.keep;
     let history = data_dir.map(|d| d.join("lab_history"));
+    let sink: Box<dyn Sink> = Box::new(Stdout { json: args.json });
+    let mut lab = Lab::new(conn.link, tx, sink, look, ack_timeout);
+    let mut rx = rx;
 
-    // Scripts and scenarios run step by step, settling after each; an interactive scenario then
-    // hands its lab over to the REPL so the learner can keep experimenting.
-    let (lab, rx) = if !interactive || sc.is_some() {
+    if !interactive {
+        // Scripts and scenario scripts run step by step, settling after each.
         let lines = script_lines.unwrap_or_default();
-        let sink: Box<dyn Sink> = Box::new(Stdout { json: args.json });
-        let lab = Lab::new(conn.link, conn.controls, tx, sink, look, ack_timeout);
         let mut runner = Runner {
             lab,
             rx,
@@ -194,13 +196,9 @@ pub fn run(args: Args, g: &Global) -> anyhow::Result<ExitCode> {
         };
         let lab_failed = rt.block_on(async {
             runner.lab.banner();
-            let mut predictor: Box<dyn Predictor> = if interactive {
-                Box::new(AskUser)
-            } else {
-                Box::new(Scripted::from_lines(&lines))
-            };
             if let Some(sc) = &sc {
-                runner.scenario(sc, predictor.as_mut(), &mut lapses).await;
+                let mut predictor = Scripted::from_lines(&lines);
+                runner.scenario(sc, &mut predictor, &mut lapses).await;
             } else {
                 for line in &lines {
                     if !runner.line(line).await {
@@ -208,57 +206,63 @@ pub fn run(args: Args, g: &Global) -> anyhow::Result<ExitCode> {
                     }
                 }
             }
-            if !interactive {
-                runner.lab.shutdown().await;
-            }
-            runner
-                .lab
-                .events
-                .iter()
-                .any(|e| matches!(e, event::Event::Error { .. }))
+            runner.lab.shutdown().await;
+            // Like `check`: a step that could not run, or a rule the server broke, fails.
+            runner.lab.failed
         });
-        if !interactive {
-            drop(keep);
-            // A script that hit an error says so in its exit status, so CI notices.
-            return Ok(if lab_failed && sc.is_none() {
-                ExitCode::FAILURE
-            } else {
-                ExitCode::SUCCESS
-            });
-        }
-        (runner.lab, runner.rx)
-    } else {
-        let sink: Box<dyn Sink> = Box::new(Stdout { json: args.json });
-        let mut lab = Lab::new(conn.link, conn.controls, tx, sink, look, ack_timeout);
-        lab.banner();
-        (lab, rx)
-    };
+        drop(keep);
+        // A script that hit an error or a broken rule says so in its exit status, so CI
+        // notices; a scenario's faults are its lesson, not a failure.
+        return Ok(if lab_failed && sc.is_none() {
+            ExitCode::FAILURE
+        } else {
+            ExitCode::SUCCESS
+        });
+    }
 
+    // Interactive: one keyboard thread for the whole session, predictions included.
     let ids = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let tools = Arc::new(std::sync::Mutex::new(Vec::new()));
     let helper = repl::LabHelper {
         ids: ids.clone(),
-        faults: fault_names,
-        uris,
+        tools: tools.clone(),
+        faults: conn.fault_names,
+        uris: conn.uris,
     };
     let mut rl = repl::editor(helper)?;
-    let mut lab = lab;
-    if let Ok(printer) = rl.create_external_printer() {
-        lab.set_sink(Box::new(repl::PrinterSink {
-            printer,
-            json: args.json,
-        }));
-    }
-    lab.emit(event::Event::Info {
-        text: if sc.is_some() {
-            "the scenario is over; keep experimenting here (`help` for the steps, `quit` to leave)"
-                .into()
-        } else {
-            "type `help` for the steps, `quit` to leave; try `listen tools` then `change tools`"
-                .into()
-        },
+    let printer = rl.create_external_printer().ok();
+    let mut kb = repl::Keyboard::start(rl, history);
+    rt.block_on(async {
+        lab.banner();
+        if let Some(sc) = &sc {
+            // The scenario owns the screen until it hands over to the REPL.
+            let mut runner = Runner {
+                lab,
+                rx,
+                quiet: Duration::from_millis(400),
+            };
+            let mut predictor = AskUser { kb: &mut kb };
+            runner.scenario(sc, &mut predictor, &mut lapses).await;
+            (lab, rx) = (runner.lab, runner.rx);
+        }
+        if let Some(printer) = printer {
+            lab.set_sink(Box::new(repl::PrinterSink {
+                printer,
+                json: args.json,
+            }));
+        }
+        lab.emit(event::Event::Info {
+            text: if sc.is_some() {
+                "the scenario is over; keep experimenting here (`help` for the steps, `quit` to leave)"
+                    .into()
+            } else {
+                "type `help` for the steps, `quit` to leave; try `listen tools` then `change tools`"
+                    .into()
+            },
+        });
+        repl::run(&mut lab, &mut rx, &mut kb, ids, tools).await;
     });
-    let lab = Arc::new(tokio::sync::Mutex::new(lab));
-    repl::run(&rt, rl, lab, rx, ids, history)?;
+    kb.finish();
     drop(keep);
     Ok(ExitCode::SUCCESS)
 }

@@ -63,7 +63,7 @@ fn verdict_lines(out: &mut String, verdicts: &[Verdict], m: &Marks, frame: Optio
             let _ = writeln!(out, "      {}", v.detail);
         }
         if let Some(f) = frame {
-            let _ = writeln!(out, "      frame: {f}");
+            let _ = writeln!(out, "      frame: {}", abbreviate(f));
         }
         let _ = writeln!(out, "      spec: {}", v.spec);
     }
@@ -80,6 +80,24 @@ fn verdict_lines(out: &mut String, verdicts: &[Verdict], m: &Marks, frame: Optio
 
 fn compact(v: &Value) -> String {
     serde_json::to_string(v).unwrap_or_default()
+}
+
+/// Longest frame text shown whole in a verdict; `wire on` shows every byte.
+const SHOWN: usize = 400;
+
+/// A frame as quoted under a verdict: whole when short, else its head and tail and how much
+/// was left out, so one huge or garbage frame cannot bury the screen.
+pub fn abbreviate(text: &str) -> String {
+    let chars = text.chars().count();
+    if chars <= SHOWN {
+        return text.to_owned();
+    }
+    let head: String = text.chars().take(SHOWN / 2).collect();
+    let tail: String = text.chars().skip(chars - SHOWN / 4).collect();
+    format!(
+        "{head} … ({} bytes in all; `wire on` shows everything) … {tail}",
+        text.len()
+    )
 }
 
 /// Screen-reader mode keeps to ASCII punctuation (the `§` of spec references stays: it is read

@@ -1,6 +1,6 @@
-//! The interactive lab: rustyline on the main thread, frames handled by a pump task and
-//! printed above the prompt through rustyline's external printer (never `readline` inside a
-//! tokio task), like rustlings' watch loop.
+//! The interactive lab: rustyline on its own thread feeding typed lines into one event loop
+//! that owns the lab; frames are printed above the prompt through rustyline's external printer
+//! (never `readline` inside a tokio task), like rustlings' watch loop.
 
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -12,15 +12,13 @@ use rustyline::hint::Hinter;
 use rustyline::history::DefaultHistory;
 use rustyline::validate::Validator;
 use rustyline::{Context, Editor, ExternalPrinter, Helper};
-use tokio::runtime::Runtime;
-use tokio::sync::Mutex;
 use tokio::sync::mpsc::UnboundedReceiver;
 
 use super::event::Event;
-use super::link::Incoming;
+use super::link::{Incoming, Receiver};
 use super::render::{Look, render};
 use super::session::{Lab, Sink};
-use super::step::{self, HELP};
+use super::step::{self, Args};
 
 /// Prints above the prompt without garbling what the user is typing.
 pub struct PrinterSink<P: ExternalPrinter + Send> {
@@ -47,28 +45,37 @@ pub struct LabHelper {
     pub ids: Arc<std::sync::Mutex<Vec<String>>>,
     pub faults: Vec<String>,
     pub uris: Vec<String>,
+    /// The server's tool names, for `call`.
+    pub tools: Arc<std::sync::Mutex<Vec<String>>>,
 }
 
 impl LabHelper {
+    /// What completes the `nth` word (1 = the first argument) of step `head`, as its table
+    /// entry says.
     fn candidates(&self, head: &str, nth: usize) -> Vec<String> {
         let words = |ws: &[&str]| ws.iter().map(|w| (*w).to_owned()).collect::<Vec<_>>();
-        match (head, nth) {
-            ("list" | "change", 1) => words(&["tools", "prompts", "resources"]),
-            ("listen", _) => {
+        let open = || self.ids.lock().map(|i| i.clone()).unwrap_or_default();
+        let Some(def) = step::find(head) else {
+            return Vec::new();
+        };
+        match (def.args, nth) {
+            (Args::Kinds, 1) => words(&["tools", "prompts", "resources"]),
+            (Args::Uris, 1) => self.uris.clone(),
+            (Args::Listen, _) => {
                 let mut v = words(&["tools", "prompts", "resources", "--id"]);
                 v.extend(self.uris.iter().cloned());
                 v
             }
-            ("read" | "update", 1) => self.uris.clone(),
-            ("close", 1) => {
-                let mut v = self.ids.lock().map(|i| i.clone()).unwrap_or_default();
+            (Args::OpenIds, 1) => open(),
+            (Args::OpenIdsOrAll, 1) => {
+                let mut v = open();
                 v.push("all".into());
                 v
             }
-            ("cancel", 1) => self.ids.lock().map(|i| i.clone()).unwrap_or_default(),
-            ("fault", 1) => self.faults.clone(),
-            ("fault", 2) | ("wire", 1) => words(&["on", "off"]),
-            ("help", 1) => HELP.iter().map(|h| h.name.to_owned()).collect(),
+            (Args::Fault, 1) => self.faults.clone(),
+            (Args::Fault, 2) | (Args::OnOff, 1) => words(&["on", "off"]),
+            (Args::Steps, 1) => step::step_names().map(str::to_owned).collect(),
+            (Args::Tools, 1) => self.tools.lock().map(|t| t.clone()).unwrap_or_default(),
             _ => Vec::new(),
         }
     }
@@ -115,8 +122,7 @@ impl Hinter for LabHelper {
         if !line.ends_with(' ') || head.contains(' ') {
             return None;
         }
-        HELP.iter()
-            .find(|h| h.name == head)
+        step::find(head)
             .and_then(|h| h.usage.strip_prefix(h.name))
             .map(|rest| rest.trim_start().to_owned())
             .filter(|r| !r.is_empty())
@@ -158,74 +164,164 @@ pub fn editor(helper: LabHelper) -> anyhow::Result<Editor<LabHelper, DefaultHist
     Ok(rl)
 }
 
-/// The interactive loop. `lab` is shared with the pump that handles frames as they arrive.
-pub fn run(
-    rt: &Runtime,
-    mut rl: Editor<LabHelper, DefaultHistory>,
-    lab: Arc<Mutex<Lab>>,
-    mut rx: UnboundedReceiver<Incoming>,
-    ids: Arc<std::sync::Mutex<Vec<String>>>,
-    history: Option<std::path::PathBuf>,
-) -> anyhow::Result<()> {
-    if let Some(h) = &history {
-        let _ = rl.load_history(h);
-    }
-    let pump_lab = lab.clone();
-    let pump = rt.spawn(async move {
-        while let Some(inc) = rx.recv().await {
-            pump_lab.lock().await.handle(inc).await;
+/// The keyboard: rustyline on its own thread (never `readline` inside a tokio task), reading
+/// one line each time the loop asks for one, with the prompt the loop chose. Lines come back
+/// on a channel; `None` is end of input (Ctrl-D).
+pub struct Keyboard {
+    asks: std::sync::mpsc::Sender<Ask>,
+    typed: UnboundedReceiver<Option<String>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+struct Ask {
+    prompt: String,
+    /// Steps go to the history; prediction letters do not.
+    remember: bool,
+}
+
+impl Keyboard {
+    pub fn start(
+        mut rl: Editor<LabHelper, DefaultHistory>,
+        history: Option<std::path::PathBuf>,
+    ) -> Keyboard {
+        if let Some(h) = &history {
+            let _ = rl.load_history(h);
         }
-    });
-    let prompt = "lab> ";
-    loop {
-        // Offer the ids of open subscriptions to completion.
-        let open = rt.block_on(async {
-            let l = lab.lock().await;
-            l.subs
-                .iter()
-                .map(|s| s.id.to_string().trim_matches('"').to_owned())
-                .collect::<Vec<_>>()
-        });
-        if let Ok(mut i) = ids.lock() {
-            *i = open;
-        }
-        let line = match rl.readline(prompt) {
-            Ok(l) => l,
-            Err(ReadlineError::Interrupted) => continue,
-            Err(ReadlineError::Eof) => break,
-            Err(e) => return Err(e.into()),
-        };
-        if line.trim().is_empty() {
-            continue;
-        }
-        let _ = rl.add_history_entry(line.as_str());
-        let step = match step::parse(&line) {
-            Ok(Some(s)) => s,
-            Ok(None) => continue,
-            Err(e) => {
-                let mut l = rt.block_on(lab.lock());
-                l.emit(Event::Error { text: e.0 });
-                continue;
+        let (asks, asked) = std::sync::mpsc::channel::<Ask>();
+        let (send, typed) = tokio::sync::mpsc::unbounded_channel();
+        let thread = std::thread::spawn(move || {
+            while let Ok(ask) = asked.recv() {
+                let line = loop {
+                    match rl.readline(&ask.prompt) {
+                        Ok(l) => break Some(l),
+                        Err(ReadlineError::Interrupted) => continue,
+                        Err(_) => break None,
+                    }
+                };
+                if ask.remember
+                    && let Some(l) = &line
+                    && !l.trim().is_empty()
+                {
+                    let _ = rl.add_history_entry(l.as_str());
+                }
+                let eof = line.is_none();
+                if send.send(line).is_err() || eof {
+                    break;
+                }
             }
-        };
-        let go_on = rt.block_on(async {
-            let mut l = lab.lock().await;
-            l.record(Event::Step {
-                line: line.trim().to_owned(),
-            });
-            l.run(step).await
+            if let Some(h) = &history {
+                if let Some(dir) = h.parent() {
+                    let _ = std::fs::create_dir_all(dir);
+                }
+                let _ = rl.save_history(h);
+            }
         });
-        if !go_on {
-            break;
+        Keyboard {
+            asks,
+            typed,
+            thread: Some(thread),
         }
     }
-    if let Some(h) = &history {
-        if let Some(dir) = h.parent() {
-            let _ = std::fs::create_dir_all(dir);
-        }
-        let _ = rl.save_history(h);
+
+    /// Ask for the next line; it arrives on [`Keyboard::next`].
+    fn ask(&self, prompt: &str, remember: bool) {
+        let _ = self.asks.send(Ask {
+            prompt: prompt.to_owned(),
+            remember,
+        });
     }
-    pump.abort();
-    rt.block_on(async { lab.lock().await.shutdown().await });
-    Ok(())
+
+    /// The line asked for last; `None` at end of input.
+    async fn next(&mut self) -> Option<String> {
+        self.typed.recv().await.flatten()
+    }
+
+    /// Ask and wait (a scenario's prediction).
+    pub async fn line(&mut self, prompt: &str) -> Option<String> {
+        self.ask(prompt, false);
+        self.next().await
+    }
+
+    /// Stop the thread (it saves the history). A readline still waiting for a key is left to
+    /// end with the process.
+    pub fn finish(mut self) {
+        let Keyboard { asks, thread, .. } = &mut self;
+        drop(std::mem::replace(asks, std::sync::mpsc::channel().0));
+        if let Some(t) = thread.take()
+            && t.is_finished()
+        {
+            let _ = t.join();
+        }
+    }
+}
+
+/// Everything the interactive lab reacts to, in one enum: a line typed (or the end of
+/// typing), or something from the server (a frame, a stream's end, an ack timer).
+enum LabEvent {
+    Typed(String),
+    Eof,
+    Net(Incoming),
+}
+
+const PROMPT: &str = "lab> ";
+
+/// The interactive loop: one task owns the lab and handles one event at a time, so no lock
+/// is held while waiting on the network. A typed line is preferred over frames, so `quit`
+/// works however busy the server is.
+pub async fn run(
+    lab: &mut Lab,
+    rx: &mut Receiver,
+    kb: &mut Keyboard,
+    ids: Arc<std::sync::Mutex<Vec<String>>>,
+    tools: Arc<std::sync::Mutex<Vec<String>>>,
+) {
+    lab.fetch_tool_names().await;
+    if let Ok(mut t) = tools.lock() {
+        *t = lab.tool_names.clone();
+    }
+    kb.ask(PROMPT, true);
+    loop {
+        let ev = tokio::select! {
+            biased;
+            line = kb.next() => match line {
+                Some(l) => LabEvent::Typed(l),
+                None => LabEvent::Eof,
+            },
+            Some(inc) = rx.recv() => LabEvent::Net(inc),
+        };
+        match ev {
+            LabEvent::Eof => break,
+            LabEvent::Net(inc) => lab.handle(inc).await,
+            LabEvent::Typed(line) => {
+                if !typed(lab, &line).await {
+                    break;
+                }
+                // Offer the ids of open subscriptions to completion.
+                if let Ok(mut i) = ids.lock() {
+                    *i = lab.st.open_id_words();
+                }
+                if let Ok(mut t) = tools.lock() {
+                    t.clone_from(&lab.tool_names);
+                }
+                kb.ask(PROMPT, true);
+            }
+        }
+    }
+    lab.shutdown().await;
+}
+
+/// Run one typed line. Returns false on `quit`.
+async fn typed(lab: &mut Lab, line: &str) -> bool {
+    let step = match step::parse(line) {
+        Ok(Some(s)) => s,
+        Ok(None) => return true,
+        Err(e) => {
+            lab.emit(Event::Error { text: e.0 });
+            return true;
+        }
+    };
+    lab.record(Event::Step {
+        line: line.trim().to_owned(),
+    });
+    lab.run(step).await
 }

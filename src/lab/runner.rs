@@ -4,18 +4,18 @@
 
 use std::time::{Duration, Instant};
 
-use tokio::sync::mpsc::UnboundedReceiver;
-
 use super::event::Event;
-use super::link::Incoming;
+pub use super::link::BoxFut;
+use super::link::{Incoming, Receiver};
 use super::scenario::{Question, ScenarioFile};
 use super::session::Lab;
+use super::state::State;
 use super::step::{self, Step};
 
 /// Where a scenario's predictions come from.
 pub trait Predictor {
     /// Ask the question (already shown) and return the chosen letter, if any.
-    fn predict(&mut self, q: &Question) -> Option<String>;
+    fn predict<'a>(&'a mut self, q: &'a Question) -> BoxFut<'a, Option<String>>;
 }
 
 /// Predictions read from a script: `predict b` lines (or a bare letter), in order.
@@ -43,8 +43,9 @@ impl Scripted {
 }
 
 impl Predictor for Scripted {
-    fn predict(&mut self, _q: &Question) -> Option<String> {
-        self.answers.next()
+    fn predict<'a>(&'a mut self, _q: &'a Question) -> BoxFut<'a, Option<String>> {
+        let next = self.answers.next();
+        Box::pin(async move { next })
     }
 }
 
@@ -55,7 +56,7 @@ pub trait Lapses {
 
 pub struct Runner {
     pub lab: Lab,
-    pub rx: UnboundedReceiver<Incoming>,
+    pub rx: Receiver,
     /// How long the wire must stay quiet before a step counts as done.
     pub quiet: Duration,
 }
@@ -119,9 +120,9 @@ impl Runner {
             let mut batch: Vec<Incoming> = Vec::new();
             loop {
                 // A keep-alive says nothing about progress: it never satisfies a wait.
-                let waiting_for_more = self.lab.expecting.iter().any(|id| {
+                let waiting_for_more = self.lab.st.expecting.iter().any(|id| {
                     !batch.iter().any(|inc| {
-                        !matches!(inc, Incoming::KeepAlive { .. }) && self.lab.concerns(inc, id)
+                        !matches!(inc, Incoming::KeepAlive { .. }) && self.lab.st.concerns(inc, id)
                     })
                 });
                 let wait = if waiting_for_more {
@@ -139,7 +140,7 @@ impl Runner {
                 }
             }
             if batch.is_empty() {
-                self.lab.expecting.clear();
+                self.lab.st.expecting.clear();
                 return;
             }
             let lab = &self.lab;
@@ -151,14 +152,14 @@ impl Runner {
                 Incoming::AckTimeout { .. } => (1, usize::MAX),
                 _ => (
                     0,
-                    Lab::owner_of(inc).map_or(usize::MAX, |id| lab.open_order(&id)),
+                    State::owner_of(inc).map_or(usize::MAX, |id| lab.st.open_order(&id)),
                 ),
             });
             for inc in batch {
                 self.lab.handle(inc).await;
             }
             if started.elapsed() > cap {
-                self.lab.expecting.clear();
+                self.lab.st.expecting.clear();
                 return;
             }
         }
@@ -186,7 +187,7 @@ impl Runner {
                     choices: q.choices.clone(),
                     card: q.card.clone(),
                 });
-                chosen = predictor.predict(q);
+                chosen = predictor.predict(q).await;
             }
             for line in &beat.run {
                 if !self.line(line).await {

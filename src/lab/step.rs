@@ -3,137 +3,9 @@
 
 use std::fmt;
 
-use mock_server::protocol::SubscriptionFilter;
 use serde_json::Value;
 
-/// A change the server can be asked to make, which listeners see as a notification.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ListKind {
-    Tools,
-    Prompts,
-    Resources,
-}
-
-impl ListKind {
-    pub fn word(self) -> &'static str {
-        match self {
-            ListKind::Tools => "tools",
-            ListKind::Prompts => "prompts",
-            ListKind::Resources => "resources",
-        }
-    }
-
-    fn parse(word: &str) -> Option<Self> {
-        match word {
-            "tools" | "tool" => Some(ListKind::Tools),
-            "prompts" | "prompt" => Some(ListKind::Prompts),
-            "resources" | "resource" => Some(ListKind::Resources),
-            _ => None,
-        }
-    }
-}
-
-/// What a `listen` step asks for: the four parts of the subscription filter.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct FilterAsk {
-    pub tools: bool,
-    pub prompts: bool,
-    pub resources: bool,
-    pub uris: Vec<String>,
-}
-
-impl FilterAsk {
-    /// The filter as it goes on the wire (`params.notifications`); parts not asked for are left
-    /// out, which the spec defines as "not subscribed".
-    pub fn to_filter(&self) -> SubscriptionFilter {
-        SubscriptionFilter {
-            tools_list_changed: self.tools.then_some(true),
-            prompts_list_changed: self.prompts.then_some(true),
-            resources_list_changed: self.resources.then_some(true),
-            resource_subscriptions: (!self.uris.is_empty()).then(|| self.uris.clone()),
-        }
-    }
-
-    /// Read a filter back from JSON (an acknowledgement's `params.notifications`).
-    pub fn from_json(v: &Value) -> Self {
-        let flag = |k: &str| v.get(k).and_then(Value::as_bool).unwrap_or(false);
-        FilterAsk {
-            tools: flag("toolsListChanged"),
-            prompts: flag("promptsListChanged"),
-            resources: flag("resourcesListChanged"),
-            uris: v
-                .get("resourceSubscriptions")
-                .and_then(Value::as_array)
-                .map(|a| {
-                    a.iter()
-                        .filter_map(|u| u.as_str().map(str::to_owned))
-                        .collect()
-                })
-                .unwrap_or_default(),
-        }
-    }
-
-    /// Short words for display: `tools prompts mock://notes/today`.
-    pub fn words(&self) -> String {
-        let mut w: Vec<String> = Vec::new();
-        if self.tools {
-            w.push("tools".into());
-        }
-        if self.prompts {
-            w.push("prompts".into());
-        }
-        if self.resources {
-            w.push("resources".into());
-        }
-        w.extend(self.uris.iter().cloned());
-        if w.is_empty() {
-            "nothing".into()
-        } else {
-            w.join(" ")
-        }
-    }
-
-    /// The parts of `self` that `honoured` left out.
-    pub fn missing_from(&self, honoured: &FilterAsk) -> Vec<String> {
-        let mut out = Vec::new();
-        if self.tools && !honoured.tools {
-            out.push("tools".to_owned());
-        }
-        if self.prompts && !honoured.prompts {
-            out.push("prompts".to_owned());
-        }
-        if self.resources && !honoured.resources {
-            out.push("resources".to_owned());
-        }
-        for u in &self.uris {
-            if !honoured.uris.contains(u) {
-                out.push(u.clone());
-            }
-        }
-        out
-    }
-
-    /// Parts the acknowledgement claims that were never asked for.
-    pub fn extra_in(&self, honoured: &FilterAsk) -> Vec<String> {
-        let asked = self;
-        let mut out = Vec::new();
-        if honoured.tools && !asked.tools {
-            out.push("tools".to_owned());
-        }
-        if honoured.prompts && !asked.prompts {
-            out.push("prompts".to_owned());
-        }
-        if honoured.resources && !asked.resources {
-            out.push("resources".to_owned());
-        }
-        for u in &honoured.uris {
-            if !asked.uris.contains(u) {
-                out.push(u.clone());
-            }
-        }
-        out
-    }
-}
+pub use super::filter::{FilterAsk, ListKind};
 
 /// Which subscription(s) a `close` step ends.
 #[derive(Debug, Clone, PartialEq)]
@@ -161,6 +33,13 @@ pub enum Step {
         on: bool,
     },
     Wire(bool),
+    /// `tools/call` of any tool with these arguments.
+    Call {
+        tool: String,
+        arguments: Value,
+    },
+    /// One hand-written JSON-RPC message, sent as typed.
+    Send(Value),
     Timeline,
     Explain,
     Save(String),
@@ -174,40 +53,84 @@ pub enum Step {
     Quit,
 }
 
-/// One line of the step reference: the command, its arguments, and what it teaches.
-pub struct StepHelp {
+/// What tab completion offers for a step's arguments.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Args {
+    Nothing,
+    /// `tools`, `prompts`, `resources`.
+    Kinds,
+    /// The server's resource URIs.
+    Uris,
+    /// Filter words, `--id` and URIs, any number.
+    Listen,
+    OpenIds,
+    OpenIdsOrAll,
+    /// A fault name, then on/off.
+    Fault,
+    OnOff,
+    /// Step names (for `help`).
+    Steps,
+    /// The server's tool names (from its tools/list).
+    Tools,
+}
+
+/// One step, defined once: its name, its help, an example line that runs it, what completion
+/// offers, and how its arguments parse. Adding a step means a [`Step`] variant and an entry
+/// here, plus its arm in the lab's `run`.
+pub struct StepDef {
     pub name: &'static str,
+    /// Other words that run it.
+    pub aliases: &'static [&'static str],
     /// A few words for the `help` list.
     pub brief: &'static str,
     pub usage: &'static str,
     pub what: &'static str,
+    /// A line that runs this step (the table's test parses every one).
+    pub example: &'static str,
+    pub args: Args,
+    /// The words after the name (and the same text unsplit, for JSON) → the step, or what is
+    /// wrong with them.
+    parse: fn(&[&str], &str) -> Result<Step, String>,
 }
 
-pub const HELP: &[StepHelp] = &[
-    StepHelp {
+pub const STEPS: &[StepDef] = &[
+    StepDef {
         name: "discover",
+        aliases: &[],
         brief: "versions and capabilities",
         usage: "discover",
         what: "server/discover: which versions and capabilities the server offers. \
                `listChanged` and `subscribe` flags are how a server says it can notify; \
                there is no separate `subscriptions` capability.",
+        example: "discover",
+        args: Args::Nothing,
+        parse: |a, _| none(a, Step::Discover),
     },
-    StepHelp {
+    StepDef {
         name: "list",
+        aliases: &[],
         brief: "fetch a list (what a change notification says to re-fetch)",
         usage: "list tools|prompts|resources",
         what: "tools/list, prompts/list or resources/list: the snapshot a change notification \
                tells you to fetch again (nothing is replayed on the stream).",
+        example: "list tools",
+        args: Args::Kinds,
+        parse: |a, _| Ok(Step::List(kind(a)?)),
     },
-    StepHelp {
+    StepDef {
         name: "read",
+        aliases: &[],
         brief: "read one resource",
         usage: "read URI",
         what: "resources/read of one resource, e.g. `read mock://notes/today`. Over HTTP the \
                URI also travels in the Mcp-Name header.",
+        example: "read mock://notes/today",
+        args: Args::Uris,
+        parse: |a, _| Ok(Step::Read(one(a)?.to_owned())),
     },
-    StepHelp {
+    StepDef {
         name: "listen",
+        aliases: &[],
         brief: "open a subscription with any of the filter's four parts",
         usage: "listen [--id ID] [tools] [prompts] [resources] [URI...]",
         what: "subscriptions/listen with any of the filter's four parts: `tools` = \
@@ -218,120 +141,257 @@ pub const HELP: &[StepHelp] = &[
                the lab chooses (lab-1, lab-2, and every third one a bare integer so you see the \
                JSON type echoed). `--id` picks the id yourself (`--id 7` is a number, \
                `--id \"7\"` a string).",
+        example: "listen --id 7 tools mock://notes",
+        args: Args::Listen,
+        parse: |a, _| parse_listen(a),
     },
-    StepHelp {
+    StepDef {
         name: "change",
+        aliases: &[],
         brief: "make the server change a list",
         usage: "change tools|prompts|resources",
         what: "make the server change a list; listeners that asked for that type get a \
                …/list_changed notification, others get nothing.",
+        example: "change prompts",
+        args: Args::Kinds,
+        parse: |a, _| Ok(Step::Change(kind(a)?)),
     },
-    StepHelp {
+    StepDef {
         name: "update",
+        aliases: &[],
         brief: "make the server change one resource",
         usage: "update URI",
         what: "make the server change one resource; listeners whose resourceSubscriptions \
                cover it get notifications/resources/updated with params.uri.",
+        example: "update mock://notes/today",
+        args: Args::Uris,
+        parse: |a, _| Ok(Step::Update(one(a)?.to_owned())),
     },
-    StepHelp {
+    StepDef {
         name: "close",
+        aliases: &[],
         brief: "the server ends a subscription gracefully (result, then close)",
         usage: "close ID|all",
         what: "the SERVER ends a subscription gracefully: the listen request finally gets its \
                result {\"resultType\":\"complete\",\"_meta\":{subscriptionId}} and the stream \
                closes.",
+        example: "close all",
+        args: Args::OpenIdsOrAll,
+        parse: |a, _| {
+            Ok(Step::Close(match one(a)? {
+                "all" => Target::All,
+                w => Target::One(parse_id(w)),
+            }))
+        },
     },
-    StepHelp {
+    StepDef {
         name: "cancel",
+        aliases: &[],
         brief: "the client ends a subscription",
         usage: "cancel ID",
         what: "the CLIENT ends a subscription: over HTTP it closes the SSE stream (no \
                notifications/cancelled exists there), over stdio it sends \
                notifications/cancelled with requestId = the listen id. Nothing more may arrive \
                for it, not even a result.",
+        example: "cancel lab-1",
+        args: Args::OpenIds,
+        parse: |a, _| Ok(Step::Cancel(parse_id(one(a)?))),
     },
-    StepHelp {
+    StepDef {
         name: "drop",
+        aliases: &[],
         brief: "the server vanishes: streams end with no result",
         usage: "drop",
         what: "the server vanishes: every open stream ends abruptly with no result (with --stdio \
                the child is killed, then restarted). A careful client may reconnect, with a NEW \
                request id, and must listen again: nothing survives.",
+        example: "drop",
+        args: Args::Nothing,
+        parse: |a, _| none(a, Step::Drop),
     },
-    StepHelp {
+    StepDef {
         name: "fault",
+        aliases: &[],
         brief: "switch a mock server fault on or off (alone: list them)",
         usage: "fault [NAME on|off]",
         what: "switch one of the mock server's faults, each breaking one rule (`fault` alone \
                lists them). Only for the bundled server.",
+        example: "fault no-ack on",
+        args: Args::Fault,
+        parse: |a, _| parse_fault(a),
     },
-    StepHelp {
+    StepDef {
         name: "wire",
+        aliases: &[],
         brief: "show raw HTTP / SSE / stdio traffic too",
         usage: "wire on|off",
         what: "show the raw traffic too: HTTP requests with headers and SSE frames (keep-alive \
                comment lines included), or raw stdio lines.",
+        example: "wire on",
+        args: Args::OnOff,
+        parse: |a, _| Ok(Step::Wire(on_off(one(a)?)?)),
     },
-    StepHelp {
+    StepDef {
+        name: "call",
+        aliases: &[],
+        brief: "call any of the server's tools",
+        usage: "call TOOL [JSON arguments]",
+        what: "tools/call of any tool the server lists (tab completes their names), with the \
+               arguments as one JSON object: `call echo {\"text\": \"hi\"}`. Headers are filled \
+               in as for every step (Mcp-Method, Mcp-Name); the reply is shown, and whatever it \
+               sets off arrives on the open streams, annotated and checked. This is how you make \
+               your own server (`--url`) change something.",
+        example: "call echo {\"text\": \"hi\"}",
+        args: Args::Tools,
+        parse: |a, raw| parse_call(a, raw),
+    },
+    StepDef {
+        name: "send",
+        aliases: &[],
+        brief: "send one hand-written JSON-RPC message",
+        usage: "send JSON",
+        what: "send one JSON-RPC message exactly as typed (a request with an `id`, or a \
+               notification without one): `send {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}`. \
+               The HTTP headers are derived from it as for any step, but the body is yours: \
+               leave out `_meta` and the server's refusal is the lesson. Open subscriptions \
+               with `listen` (a stream needs the lab to hold it).",
+        example: "send {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}",
+        args: Args::Nothing,
+        parse: |_, raw| parse_send(raw),
+    },
+    StepDef {
         name: "timeline",
+        aliases: &[],
         brief: "a sequence diagram of everything so far",
         usage: "timeline",
         what: "a sequence diagram of everything so far, client on the left, server on the right.",
+        example: "timeline",
+        args: Args::Nothing,
+        parse: |a, _| none(a, Step::Timeline),
     },
-    StepHelp {
+    StepDef {
         name: "explain",
+        aliases: &[],
         brief: "the rule and spec reference behind the last frame",
         usage: "explain",
         what: "the rule behind the last frame, with its spec reference.",
+        example: "explain",
+        args: Args::Nothing,
+        parse: |a, _| none(a, Step::Explain),
     },
-    StepHelp {
+    StepDef {
         name: "save",
+        aliases: &[],
         brief: "the transcript as JSON lines",
         usage: "save FILE",
         what: "write the transcript so far as JSON lines, one event per line.",
+        example: "save lab.jsonl",
+        args: Args::Nothing,
+        parse: |a, _| Ok(Step::Save(one(a)?.to_owned())),
     },
-    StepHelp {
+    StepDef {
         name: "status",
+        aliases: &[],
         brief: "the subscriptions this client holds",
         usage: "status",
         what: "the subscriptions the lab client holds, what each asked for and was granted.",
+        example: "status",
+        args: Args::Nothing,
+        parse: |a, _| none(a, Step::Status),
     },
-    StepHelp {
+    StepDef {
         name: "reset",
+        aliases: &[],
         brief: "cancel everything, faults off, start over",
         usage: "reset",
         what: "cancel every subscription, clear faults and the transcript, start over.",
+        example: "reset",
+        args: Args::Nothing,
+        parse: |a, _| none(a, Step::Reset),
     },
-    StepHelp {
+    StepDef {
         name: "predict",
+        aliases: &[],
         brief: "(scripts) the answer to a scenario's next question",
         usage: "predict LETTER",
         what: "in a scenario's script, the answer to the next question (`predict b`); a wrong \
                one is recorded as a lapse of the question's card, so the quiz brings it back.",
+        example: "predict b",
+        args: Args::Nothing,
+        parse: |a, _| Ok(Step::Predict(one(a)?.to_ascii_lowercase())),
     },
-    StepHelp {
+    StepDef {
         name: "wait",
+        aliases: &[],
         brief: "(scripts) wait for stragglers",
         usage: "wait MS",
         what: "in a script, wait this many milliseconds for stragglers before the next step.",
+        example: "wait 500",
+        args: Args::Nothing,
+        parse: |a, _| parse_wait(a),
     },
-    StepHelp {
+    StepDef {
         name: "help",
+        aliases: &["?"],
         brief: "this list, or one step in detail",
         usage: "help [STEP]",
         what: "this list, or one step in detail.",
+        example: "help listen",
+        args: Args::Steps,
+        parse: |a, _| Ok(Step::Help(a.first().map(|w| (*w).to_owned()))),
     },
-    StepHelp {
+    StepDef {
         name: "quit",
+        aliases: &["exit", "q"],
         brief: "leave the lab",
         usage: "quit",
         what: "leave the lab (Ctrl-D works too).",
+        example: "quit",
+        args: Args::Nothing,
+        parse: |a, _| none(a, Step::Quit),
     },
 ];
 
+impl Step {
+    /// The table entry's name. Exhaustive, so a new variant cannot compile without one.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Step::Discover => "discover",
+            Step::List(_) => "list",
+            Step::Read(_) => "read",
+            Step::Listen { .. } => "listen",
+            Step::Change(_) => "change",
+            Step::Update(_) => "update",
+            Step::Close(_) => "close",
+            Step::Cancel(_) => "cancel",
+            Step::Drop => "drop",
+            Step::Fault { .. } => "fault",
+            Step::Wire(_) => "wire",
+            Step::Call { .. } => "call",
+            Step::Send(_) => "send",
+            Step::Timeline => "timeline",
+            Step::Explain => "explain",
+            Step::Save(_) => "save",
+            Step::Status => "status",
+            Step::Reset => "reset",
+            Step::Help(_) => "help",
+            Step::Predict(_) => "predict",
+            Step::Wait(_) => "wait",
+            Step::Quit => "quit",
+        }
+    }
+}
+
 /// Words offered by tab completion, first word of a line.
 pub fn step_names() -> impl Iterator<Item = &'static str> {
-    HELP.iter().map(|h| h.name)
+    STEPS.iter().map(|h| h.name)
+}
+
+/// The table entry for a typed word (name or alias).
+pub fn find(word: &str) -> Option<&'static StepDef> {
+    STEPS
+        .iter()
+        .find(|d| d.name == word || d.aliases.contains(&word))
 }
 
 #[derive(Debug, PartialEq, Eq)]
@@ -345,15 +405,114 @@ impl fmt::Display for ParseError {
 
 impl std::error::Error for ParseError {}
 
-fn usage_of(name: &str) -> &'static str {
-    HELP.iter()
-        .find(|h| h.name == name)
-        .map(|h| h.usage)
-        .unwrap_or("")
+fn one<'a>(a: &[&'a str]) -> Result<&'a str, String> {
+    match a {
+        [w] => Ok(w),
+        [] => Err("missing argument".into()),
+        _ => Err("too many arguments".into()),
+    }
 }
 
-fn bad(name: &str, why: &str) -> ParseError {
-    ParseError(format!("{why} (usage: {})", usage_of(name)))
+fn none(a: &[&str], step: Step) -> Result<Step, String> {
+    if a.is_empty() {
+        Ok(step)
+    } else {
+        Err("this step takes no arguments".into())
+    }
+}
+
+fn kind(a: &[&str]) -> Result<ListKind, String> {
+    let w = one(a)?;
+    ListKind::parse(w).ok_or_else(|| format!("`{w}` is not tools, prompts or resources"))
+}
+
+fn on_off(w: &str) -> Result<bool, String> {
+    match w {
+        "on" => Ok(true),
+        "off" => Ok(false),
+        _ => Err(format!("`{w}`: say on or off")),
+    }
+}
+
+fn parse_listen(a: &[&str]) -> Result<Step, String> {
+    let mut filter = FilterAsk::default();
+    let mut id = None;
+    let mut it = a.iter();
+    while let Some(w) = it.next() {
+        match *w {
+            "--id" => {
+                let v = it.next().ok_or("--id needs a value")?;
+                id = Some(parse_id(v));
+            }
+            w => match ListKind::parse(w) {
+                Some(ListKind::Tools) => filter.tools = true,
+                Some(ListKind::Prompts) => filter.prompts = true,
+                Some(ListKind::Resources) => filter.resources = true,
+                None if w.contains(':') => filter.uris.push(w.to_owned()),
+                None => return Err(format!("`{w}` is not tools, prompts, resources or a URI")),
+            },
+        }
+    }
+    Ok(Step::Listen { id, filter })
+}
+
+fn parse_fault(a: &[&str]) -> Result<Step, String> {
+    match a {
+        [] => Ok(Step::Fault {
+            name: None,
+            on: false,
+        }),
+        [name, state] => Ok(Step::Fault {
+            name: Some((*name).to_owned()),
+            on: on_off(state)?,
+        }),
+        [name] => Ok(Step::Fault {
+            name: Some((*name).to_owned()),
+            on: true,
+        }),
+        _ => Err("too many arguments".into()),
+    }
+}
+
+fn parse_call(a: &[&str], raw: &str) -> Result<Step, String> {
+    let Some(tool) = a.first() else {
+        return Err("which tool? (`tools/list` names them; tab completes)".into());
+    };
+    let json = raw[tool.len()..].trim();
+    let arguments = if json.is_empty() {
+        Value::Object(serde_json::Map::new())
+    } else {
+        serde_json::from_str::<Value>(json)
+            .map_err(|e| format!("the arguments are not JSON: {e}"))?
+    };
+    if !arguments.is_object() {
+        return Err(format!(
+            "the arguments must be one JSON object, not {arguments}"
+        ));
+    }
+    Ok(Step::Call {
+        tool: (*tool).to_owned(),
+        arguments,
+    })
+}
+
+fn parse_send(raw: &str) -> Result<Step, String> {
+    if raw.is_empty() {
+        return Err("missing the JSON message".into());
+    }
+    let message: Value =
+        serde_json::from_str(raw).map_err(|e| format!("the message is not JSON: {e}"))?;
+    if !message.is_object() {
+        return Err(format!("a JSON-RPC message is one object, not {message}"));
+    }
+    Ok(Step::Send(message))
+}
+
+fn parse_wait(a: &[&str]) -> Result<Step, String> {
+    let w = one(a)?;
+    w.parse()
+        .map(Step::Wait)
+        .map_err(|_| format!("`{w}` is not a number of milliseconds"))
 }
 
 /// A subscription id as typed: digits are a JSON number, `"…"` or anything else a string.
@@ -382,189 +541,48 @@ pub fn parse(line: &str) -> Result<Option<Step>, ParseError> {
         return Ok(None);
     };
     let rest: Vec<&str> = words.collect();
-    let one = |name: &str| -> Result<&str, ParseError> {
-        match rest.as_slice() {
-            [w] => Ok(*w),
-            [] => Err(bad(name, "missing argument")),
-            _ => Err(bad(name, "too many arguments")),
-        }
+    let Some(def) = find(head) else {
+        let near = step_names()
+            .map(|n| (strsim::levenshtein(n, head), n))
+            .min()
+            .filter(|(d, _)| *d <= 2)
+            .map(|(_, n)| format!(" — did you mean `{n}`?"))
+            .unwrap_or_default();
+        return Err(ParseError(format!(
+            "unknown step `{head}`{near} (type `help` for the list)"
+        )));
     };
-    let none = |name: &str, step: Step| -> Result<Option<Step>, ParseError> {
-        if rest.is_empty() {
-            Ok(Some(step))
-        } else {
-            Err(bad(name, "this step takes no arguments"))
-        }
-    };
-    let kind = |name: &str| -> Result<ListKind, ParseError> {
-        let w = one(name)?;
-        ListKind::parse(w)
-            .ok_or_else(|| bad(name, &format!("`{w}` is not tools, prompts or resources")))
-    };
-    let on_off = |name: &str, w: &str| -> Result<bool, ParseError> {
-        match w {
-            "on" => Ok(true),
-            "off" => Ok(false),
-            _ => Err(bad(name, &format!("`{w}`: say on or off"))),
-        }
-    };
-    let step = match head {
-        "discover" => return none("discover", Step::Discover),
-        "list" => Step::List(kind("list")?),
-        "read" => Step::Read(one("read")?.to_owned()),
-        "listen" => {
-            let mut filter = FilterAsk::default();
-            let mut id = None;
-            let mut it = rest.iter();
-            while let Some(w) = it.next() {
-                match *w {
-                    "--id" => {
-                        let v = it
-                            .next()
-                            .ok_or_else(|| bad("listen", "--id needs a value"))?;
-                        id = Some(parse_id(v));
-                    }
-                    w => match ListKind::parse(w) {
-                        Some(ListKind::Tools) => filter.tools = true,
-                        Some(ListKind::Prompts) => filter.prompts = true,
-                        Some(ListKind::Resources) => filter.resources = true,
-                        None if w.contains(':') => filter.uris.push(w.to_owned()),
-                        None => {
-                            return Err(bad(
-                                "listen",
-                                &format!("`{w}` is not tools, prompts, resources or a URI"),
-                            ));
-                        }
-                    },
+    let raw = line[head.len()..].trim();
+    (def.parse)(&rest, raw)
+        .map(Some)
+        .map_err(|why| ParseError(format!("{why} (usage: {})", def.usage)))
+}
+
+/// `help` alone: every step with a few words; `help STEP`: that step in detail.
+pub fn help_text(topic: Option<&str>) -> String {
+    match topic {
+        Some(t) => match find(t) {
+            Some(h) => format!("{}\n\n{}\n", h.usage, h.what),
+            None => format!("no step `{t}`; `help` lists them all\n"),
+        },
+        None => {
+            let mut s = String::from("steps (help STEP for more):\n");
+            for h in STEPS {
+                if h.usage.len() > 34 {
+                    s.push_str(&format!("  {}\n  {:<34} {}\n", h.usage, "", h.brief));
+                } else {
+                    s.push_str(&format!("  {:<34} {}\n", h.usage, h.brief));
                 }
             }
-            Step::Listen { id, filter }
+            s.push_str(
+                "\nguided scenarios (predict, then watch the wire): `mcp-tutor lab --list`, then \
+                 `mcp-tutor lab --scenario NAME`\n",
+            );
+            s
         }
-        "change" => Step::Change(kind("change")?),
-        "update" => Step::Update(one("update")?.to_owned()),
-        "close" => match one("close")? {
-            "all" => Step::Close(Target::All),
-            w => Step::Close(Target::One(parse_id(w))),
-        },
-        "cancel" => Step::Cancel(parse_id(one("cancel")?)),
-        "drop" => return none("drop", Step::Drop),
-        "fault" => match rest.as_slice() {
-            [] => Step::Fault {
-                name: None,
-                on: false,
-            },
-            [name, state] => Step::Fault {
-                name: Some((*name).to_owned()),
-                on: on_off("fault", state)?,
-            },
-            [name] => Step::Fault {
-                name: Some((*name).to_owned()),
-                on: true,
-            },
-            _ => return Err(bad("fault", "too many arguments")),
-        },
-        "wire" => Step::Wire(on_off("wire", one("wire")?)?),
-        "timeline" => return none("timeline", Step::Timeline),
-        "explain" => return none("explain", Step::Explain),
-        "save" => Step::Save(one("save")?.to_owned()),
-        "status" => return none("status", Step::Status),
-        "reset" => return none("reset", Step::Reset),
-        "help" | "?" => Step::Help(rest.first().map(|w| (*w).to_owned())),
-        "predict" => Step::Predict(
-            one("predict")
-                .map_err(|_| ParseError("usage: predict LETTER (e.g. predict b)".into()))?
-                .to_ascii_lowercase(),
-        ),
-        "wait" => {
-            let w = one("wait").map_err(|_| ParseError("usage: wait MILLISECONDS".into()))?;
-            Step::Wait(
-                w.parse()
-                    .map_err(|_| ParseError(format!("`{w}` is not a number of milliseconds")))?,
-            )
-        }
-        "quit" | "exit" | "q" => return none("quit", Step::Quit),
-        other => {
-            let near = step_names()
-                .map(|n| (strsim::levenshtein(n, other), n))
-                .min()
-                .filter(|(d, _)| *d <= 2)
-                .map(|(_, n)| format!(" — did you mean `{n}`?"))
-                .unwrap_or_default();
-            return Err(ParseError(format!(
-                "unknown step `{other}`{near} (type `help` for the list)"
-            )));
-        }
-    };
-    Ok(Some(step))
+    }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn listen_takes_any_filter_parts() {
-        let s = parse("listen tools prompts mock://notes/today")
-            .unwrap()
-            .unwrap();
-        let Step::Listen { id, filter } = s else {
-            panic!("not a listen: {s:?}")
-        };
-        assert_eq!(id, None);
-        assert_eq!(
-            serde_json::to_value(filter.to_filter()).unwrap(),
-            serde_json::json!({"toolsListChanged":true,"promptsListChanged":true,
-                               "resourceSubscriptions":["mock://notes/today"]})
-        );
-        let Some(Step::Listen { filter, .. }) = parse("listen resources").unwrap() else {
-            panic!()
-        };
-        assert_eq!(
-            serde_json::to_value(filter.to_filter()).unwrap(),
-            serde_json::json!({"resourcesListChanged":true})
-        );
-    }
-
-    #[test]
-    fn ids_keep_their_json_type() {
-        assert_eq!(parse_id("7"), Value::from(7));
-        assert_eq!(parse_id("\"7\""), Value::from("7"));
-        assert_eq!(parse_id("lab-1"), Value::from("lab-1"));
-        assert_eq!(
-            parse("listen --id 7 tools").unwrap(),
-            Some(Step::Listen {
-                id: Some(Value::from(7)),
-                filter: FilterAsk {
-                    tools: true,
-                    ..FilterAsk::default()
-                }
-            })
-        );
-    }
-
-    #[test]
-    fn mistakes_are_explained() {
-        let e = parse("lisen tools").unwrap_err();
-        assert!(e.0.contains("did you mean `listen`"), "{e}");
-        let e = parse("change everything").unwrap_err();
-        assert!(e.0.contains("usage: change tools|prompts|resources"), "{e}");
-        assert_eq!(parse("  # a comment").unwrap(), None);
-    }
-
-    #[test]
-    fn honoured_subset_differences() {
-        let asked = FilterAsk {
-            tools: true,
-            uris: vec!["mock://a".into(), "mock://nope".into()],
-            ..FilterAsk::default()
-        };
-        let got = FilterAsk {
-            tools: true,
-            prompts: true,
-            uris: vec!["mock://a".into()],
-            ..FilterAsk::default()
-        };
-        assert_eq!(asked.missing_from(&got), vec!["mock://nope".to_owned()]);
-        assert_eq!(asked.extra_in(&got), vec!["prompts".to_owned()]);
-    }
-}
+#[path = "step_tests.rs"]
+mod tests;

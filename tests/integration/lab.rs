@@ -270,7 +270,8 @@ fn faults_are_flagged_in_place_with_rule_and_spec() {
         .args(["lab", "--fault", "notify-before-ack", "--fault", "untagged"])
         .write_stdin("listen tools\nchange tools\n")
         .assert()
-        .success()
+        // Like `check`, a script whose frames broke a rule exits non-zero.
+        .failure()
         .get_output()
         .stdout
         .clone();
@@ -288,8 +289,14 @@ pub struct Served {
 
 impl Served {
     pub fn start() -> Served {
+        Served::start_with(&[])
+    }
+
+    /// `mcp-tutor serve --port 0` plus `extra` arguments.
+    pub fn start_with(extra: &[&str]) -> Served {
         let mut child = Command::new(bin())
             .args(["serve", "--port", "0"])
+            .args(extra)
             .env("NO_COLOR", "1")
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -319,9 +326,12 @@ impl Drop for Served {
     }
 }
 
+/// A server without the mock's control tools (here the mock bound to every address, which
+/// does not offer them): `change` still works through the trigger tools, while `close ID`,
+/// `drop` and `fault` are refused by the server and the lab says where such tools exist.
 #[test]
 fn any_server_by_url_uses_its_trigger_tools_and_refuses_drop_and_fault() {
-    let served = Served::start();
+    let served = Served::start_with(&["--host", "0.0.0.0"]);
     let home = tempfile::tempdir().expect("tmp");
     let out = tutor(home.path())
         .args(["lab", "--url", &served.url])
@@ -333,4 +343,101 @@ fn any_server_by_url_uses_its_trigger_tools_and_refuses_drop_and_fault() {
         .clone();
     let out = normalise(&String::from_utf8_lossy(&out));
     insta::assert_snapshot!("url_mode", out);
+}
+
+/// The lab reaches the bundled server only over the wire: the same steps against
+/// `mcp-tutor serve` print the same transcript, banner aside.
+#[test]
+fn bundled_and_url_modes_drive_the_same_steps_over_the_wire() {
+    let steps = "listen tools prompts\nfault\nfault untagged on\nchange tools\nfault untagged off\n\
+                 listen --id 7 resources\nclose 7\nclose \"7\"\nchange prompts\ndrop\n\
+                 listen tools\nclose all\nreset\n";
+    let run = |extra: &[&str]| {
+        let home = tempfile::tempdir().expect("tmp");
+        let out = tutor(home.path())
+            .arg("lab")
+            .args(extra)
+            .write_stdin(steps)
+            .output()
+            .expect("run the lab");
+        let text = normalise(&String::from_utf8_lossy(&out.stdout));
+        let body: Vec<&str> = text
+            .lines()
+            .filter(|l| !l.starts_with("mcp-tutor lab:"))
+            .collect();
+        (out.status.code(), body.join("\n"))
+    };
+    let served = Served::start();
+    let (bundled_code, bundled) = run(&[]);
+    let (url_code, url) = run(&["--url", &served.url]);
+    assert_eq!(bundled, url, "the two modes differ");
+    assert_eq!(bundled_code, url_code);
+    for step in [
+        "test_set_fault",
+        "test_list_faults",
+        "test_close_subscription",
+        "test_drop_subscriptions",
+        "test_reset_faults",
+    ] {
+        assert!(bundled.contains(step), "{step} not called:\n{bundled}");
+    }
+    assert!(
+        bundled.contains("stream ended abruptly") || bundled.contains("abrupt end"),
+        "{bundled}"
+    );
+    assert!(
+        bundled.contains("no open subscription \"7\""),
+        "a string id is not the number 7:\n{bundled}"
+    );
+}
+
+/// `call` and `send` drive any server: a trigger tool called by name sets off a frame on the
+/// open stream (annotated and checked), arguments are JSON, a hand-written message goes out as
+/// typed and its refusal is shown; `help` points to the scenarios.
+#[test]
+fn call_and_send_drive_the_server_by_hand() {
+    let served = Served::start();
+    let home = tempfile::tempdir().expect("tmp");
+    let out = tutor(home.path())
+        .args(["lab", "--url", &served.url])
+        .write_stdin(
+            "listen tools\ncall test_trigger_tool_change\ncall echo {\"text\": \"hi  there\"}\n\
+             send {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}\nhelp\n",
+        )
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let out = String::from_utf8_lossy(&out);
+    assert!(
+        out.contains("→ tools/call  id \"req-2\"  test_trigger_tool_change"),
+        "{out}"
+    );
+    assert!(
+        out.contains("← [\"lab-1\"] notifications/tools/list_changed"),
+        "the call's notification arrives on the stream: {out}"
+    );
+    assert!(out.contains("✓ tag-present"), "and is checked: {out}");
+    assert!(
+        out.contains("HTTP 200: hi  there"),
+        "JSON arguments kept: {out}"
+    );
+    assert!(out.contains("→ tools/list  id 1  as typed"), "{out}");
+    assert!(
+        out.contains("error -32602 InvalidParams: params._meta is required"),
+        "the body went as typed: {out}"
+    );
+    assert!(
+        out.contains("mcp-tutor lab --scenario NAME"),
+        "help mentions scenarios"
+    );
+    tutor(home.path())
+        .arg("lab")
+        .write_stdin("call echo [1]\n")
+        .assert()
+        .failure()
+        .stdout(predicates::str::contains(
+            "the arguments must be one JSON object",
+        ));
 }

@@ -105,6 +105,11 @@ fn tab_completes_steps_and_help_explains_them() {
     enter(&mut p, "cancel");
     p.exp_string("notifications/cancelled")
         .expect("help for cancel");
+    // `call` completes the server's own tool names.
+    type_keys(&mut p, "call test_set_f\t");
+    p.exp_string("ault").expect("completed to test_set_fault");
+    enter(&mut p, "{\"name\": \"no-ack\"}");
+    p.exp_string("fault no-ack on").expect("the tool ran");
     enter(&mut p, "quit");
     p.exp_eof().expect("the lab exits");
 }

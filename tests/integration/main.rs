@@ -7,6 +7,7 @@ mod grade;
 mod grader_props;
 mod grader_regressions;
 mod lab;
+mod lab_flood;
 mod lab_pty;
 mod progress;
 mod quiz;

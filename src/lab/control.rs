@@ -1,0 +1,153 @@
+//! The steps that make the server do what no client request asks for (`change`, `update`,
+//! `close`, `drop`, `fault`): each is a call of one of the server's tools, shown like any other
+//! request. The conformance suite's trigger tools and the mock's control tools are named here.
+
+use mock_server::protocol::{NotificationKind, RequestId, method};
+use serde_json::{Value, json};
+
+use super::session::Lab;
+use super::state::SubState;
+use super::step::Target;
+
+/// The tools the lab calls to make a server do what no client request asks for: the
+/// conformance suite's trigger tools, and the mock's control tools (`close ID`, `drop`,
+/// `fault`, `reset`). The bundled server is driven only through them, over the wire.
+pub struct ServerTools {
+    pub tools: &'static str,
+    pub prompts: &'static str,
+    pub resources: &'static str,
+    pub update: &'static str,
+    pub close_all: &'static str,
+    pub close_one: &'static str,
+    pub drop_all: &'static str,
+    pub set_fault: &'static str,
+    pub list_faults: &'static str,
+    pub reset_faults: &'static str,
+}
+
+pub const SERVER_TOOLS: ServerTools = ServerTools {
+    tools: "test_trigger_tool_change",
+    prompts: "test_trigger_prompt_change",
+    resources: "test_trigger_resource_list_change",
+    update: "test_trigger_resource_update",
+    close_all: "test_close_subscriptions",
+    close_one: "test_close_subscription",
+    drop_all: "test_drop_subscriptions",
+    set_fault: "test_set_fault",
+    list_faults: "test_list_faults",
+    reset_faults: "test_reset_faults",
+};
+
+impl Lab {
+    pub(super) async fn change(&mut self, kind: NotificationKind, uri: Option<String>) {
+        // Which open streams should hear about it: a script waits for them.
+        for s in self.st.subs.iter().filter(|s| s.state == SubState::Live) {
+            let wants = s
+                .honoured
+                .as_ref()
+                .map(|h| h.to_filter().wants(kind, uri.as_deref()))
+                .unwrap_or(false);
+            if wants && !self.st.expecting.contains(&s.id) {
+                self.st.expecting.push(s.id.clone());
+            }
+        }
+        let t = &SERVER_TOOLS;
+        let tool = match kind {
+            NotificationKind::ToolsListChanged => t.tools,
+            NotificationKind::PromptsListChanged => t.prompts,
+            NotificationKind::ResourcesListChanged => t.resources,
+            NotificationKind::ResourceUpdated => t.update,
+        };
+        let args = match &uri {
+            Some(u) => json!({"uri": u}),
+            None => json!({}),
+        };
+        self.call_tool(tool, args).await;
+    }
+
+    /// Call one of the server's tools as a plain request, shown like any other. A refusal
+    /// of a control tool says where such tools exist. Returns whether the tool ran.
+    pub(super) async fn call_tool(&mut self, tool: &str, args: Value) -> bool {
+        let reply = self
+            .plain_request(method::TOOLS_CALL, json!({"name": tool, "arguments": args}))
+            .await;
+        let ok = reply.as_ref().is_some_and(|r| {
+            r.get("result")
+                .is_some_and(|res| res.get("isError") != Some(&Value::Bool(true)))
+        });
+        let missing = reply
+            .as_ref()
+            .and_then(|r| r.pointer("/error/message"))
+            .and_then(Value::as_str)
+            .is_some_and(|m| m.contains("unknown tool") || m.contains("control tool"));
+        if missing {
+            self.error(format!(
+                "this server does not run `{tool}`: the lab's `change`, `update`, `close`, `drop` \
+                 and `fault` call the tools of mcp-tutor's mock (`mcp-tutor serve`, bound to a \
+                 loopback address); with another server, cause the change there by hand"
+            ));
+        }
+        ok
+    }
+
+    pub(super) async fn close(&mut self, target: Target) {
+        match target {
+            Target::All => {
+                let open = self.st.open_ids();
+                self.st.expecting.extend(open);
+                if !self.call_tool(SERVER_TOOLS.close_all, json!({})).await {
+                    self.st.expecting.clear();
+                }
+            }
+            Target::One(v) => {
+                let Some(id) = RequestId::from_value(&v) else {
+                    self.error("a subscription id is a string or an integer");
+                    return;
+                };
+                self.st.expecting.push(id.clone());
+                if !self
+                    .call_tool(SERVER_TOOLS.close_one, json!({"id": v}))
+                    .await
+                {
+                    self.st.expecting.retain(|e| e != &id);
+                }
+            }
+        }
+    }
+
+    pub(super) async fn drop_all(&mut self) {
+        let open = self.st.open_ids();
+        match self.link.vanish().await {
+            Ok(true) => {
+                self.st.dropped = true;
+                self.st.expecting.extend(open);
+                self.info(
+                    "the server process was killed mid-stream; the careful client \
+                     restarts it (STDIO §Unexpected Termination) and must listen again: \
+                     no subscription survives",
+                );
+            }
+            // Over HTTP the server is asked to cut its own streams.
+            Ok(false) => {
+                self.st.dropped = true;
+                self.st.expecting.extend(open);
+                if !self.call_tool(SERVER_TOOLS.drop_all, json!({})).await {
+                    self.st.expecting.clear();
+                }
+            }
+            Err(e) => self.error(format!("could not restart the server: {e:#}")),
+        }
+    }
+
+    pub(super) async fn fault(&mut self, name: Option<String>, on: bool) {
+        match name {
+            None => {
+                self.call_tool(SERVER_TOOLS.list_faults, json!({})).await;
+            }
+            Some(n) => {
+                self.call_tool(SERVER_TOOLS.set_fault, json!({"name": n, "on": on}))
+                    .await;
+            }
+        }
+    }
+}

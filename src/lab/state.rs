@@ -1,0 +1,603 @@
+//! The lab's state machine, without I/O: which subscriptions the careful client holds and in
+//! what state, and what each incoming frame, stream end or timer means. It judges every frame
+//! through the validator, produces the events to show and the actions the lab must take (re-list,
+//! cancel, retry); the steps that do I/O live in `session.rs`.
+
+use std::time::Duration;
+
+use mock_server::protocol::{self, RequestId, method};
+use serde_json::Value;
+
+use super::checks::Checks;
+use super::event::{EndKind, Event, Verdict, kind_of, show_id};
+use super::link::Incoming;
+use super::step::FilterAsk;
+use super::summary::summarise;
+use crate::check::wire::Route;
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum SubState {
+    AwaitingAck,
+    Live,
+    /// The graceful result arrived.
+    Closed,
+    /// Ended with no result.
+    Broken,
+    /// The client cancelled it.
+    Cancelled,
+    /// The client gave up waiting for its ack (and maybe retried under `retried_as`).
+    Abandoned {
+        retried_as: Option<RequestId>,
+    },
+}
+
+#[derive(Debug, Clone)]
+pub struct Sub {
+    pub id: RequestId,
+    pub asked: FilterAsk,
+    pub honoured: Option<FilterAsk>,
+    pub state: SubState,
+    pub retry_of: Option<RequestId>,
+    pub frames: usize,
+}
+
+impl Sub {
+    pub(super) fn is_open(&self) -> bool {
+        matches!(self.state, SubState::AwaitingAck | SubState::Live)
+    }
+}
+
+/// Things the lab does in reaction to a frame, after it has been shown.
+#[derive(Debug)]
+pub(super) enum Action {
+    Relist(FilterAsk),
+    Abandon(RequestId),
+    Retry { filter: FilterAsk, of: RequestId },
+}
+
+/// What the lab client knows and holds; see the module comment.
+pub struct State {
+    pub subs: Vec<Sub>,
+    pub(super) checks: Checks,
+    /// Streams a script should wait to hear from before moving on.
+    pub expecting: Vec<RequestId>,
+    /// Verdicts settled by a time-out, shown on the cancel that follows it.
+    pub(super) pending_verdicts: Vec<Verdict>,
+    /// The learner's `drop` cut the streams (so an abrupt end is expected, and said so).
+    pub(super) dropped: bool,
+    pub(super) next_request: u64,
+    pub(super) next_listen: i64,
+    pub(super) ack_timeout: Duration,
+    /// stdio: one channel, demultiplexed by tag; HTTP: one stream per listen.
+    pub(super) stdio: bool,
+    /// Streams (`None`: the stdio channel) found flooding: their frames that break no rule
+    /// are checked but not shown, so the screen and the transcript stay bounded.
+    flooding: Vec<Option<RequestId>>,
+    /// Events produced and not yet shown.
+    out: Vec<Event>,
+}
+
+impl State {
+    pub fn new(ack_timeout: Duration, stdio: bool) -> Self {
+        State {
+            subs: Vec::new(),
+            checks: Checks::new(),
+            expecting: Vec::new(),
+            pending_verdicts: Vec::new(),
+            dropped: false,
+            next_request: 0,
+            next_listen: 0,
+            ack_timeout,
+            stdio,
+            flooding: Vec::new(),
+            out: Vec::new(),
+        }
+    }
+
+    /// After the learner's own `drop`, an end with no result is what was asked for, not the
+    /// server skipping its graceful close: say so instead of flagging it.
+    fn asked_for_drop(&self, mut verdicts: Vec<Verdict>) -> Vec<Verdict> {
+        if self.dropped {
+            for v in verdicts
+                .iter_mut()
+                .filter(|v| !v.ok && v.rule == "graceful-close")
+            {
+                v.ok = true;
+                v.detail = "no result, as you asked (`drop`): a server ending a subscription on \
+                            its own SHOULD send the result first"
+                    .to_owned();
+            }
+        }
+        verdicts
+    }
+
+    /// The events produced since the last call, in order, for the lab to show.
+    pub(super) fn take_out(&mut self) -> Vec<Event> {
+        std::mem::take(&mut self.out)
+    }
+
+    fn say(&mut self, ev: Event) {
+        self.out.push(ev);
+    }
+
+    fn client(&mut self, text: impl Into<String>) {
+        self.say(Event::Client { text: text.into() });
+    }
+
+    pub(super) fn sub(&self, id: &RequestId) -> Option<&Sub> {
+        self.subs.iter().find(|s| &s.id == id)
+    }
+
+    pub(super) fn sub_mut(&mut self, id: &RequestId) -> Option<&mut Sub> {
+        self.subs.iter_mut().find(|s| &s.id == id)
+    }
+
+    /// Listen ids: `"lab-1"`, `"lab-2"`, and every third a bare integer, so the learner sees
+    /// the server echo the JSON type it was given.
+    pub(super) fn fresh_listen_id(&mut self) -> RequestId {
+        loop {
+            self.next_listen += 1;
+            let n = self.next_listen;
+            let id = if n % 3 == 0 {
+                RequestId::Int(n)
+            } else {
+                RequestId::Str(format!("lab-{n}"))
+            };
+            if self.sub(&id).is_none() {
+                return id;
+            }
+        }
+    }
+
+    pub(super) fn fresh_request_id(&mut self) -> RequestId {
+        self.next_request += 1;
+        RequestId::Str(format!("req-{}", self.next_request))
+    }
+
+    /// Which subscription an incoming event is about: the HTTP stream that carried it, else (on
+    /// stdio) its tag, the id of a response, or the requestId of a server cancel.
+    pub fn owner_of(inc: &Incoming) -> Option<RequestId> {
+        match inc {
+            Incoming::Frame {
+                stream, message, ..
+            } => stream.clone().or_else(|| owner_by_content(message)),
+            Incoming::Malformed { stream, .. } => stream.clone(),
+            Incoming::KeepAlive { stream, .. }
+            | Incoming::Ended { stream, .. }
+            | Incoming::AckTimeout { stream } => Some(stream.clone()),
+            Incoming::Flooding { stream, .. } => stream.clone(),
+            Incoming::ChannelClosed { .. } => None,
+        }
+    }
+
+    /// Whether `inc` is news about subscription `id` (what a script waits for).
+    pub fn concerns(&self, inc: &Incoming, id: &RequestId) -> bool {
+        match inc {
+            Incoming::ChannelClosed { .. } => true,
+            _ => State::owner_of(inc).as_ref() == Some(id),
+        }
+    }
+
+    /// The order subscriptions were opened in: a script sorts simultaneous frames by it.
+    pub fn open_order(&self, id: &RequestId) -> usize {
+        self.subs
+            .iter()
+            .position(|s| &s.id == id)
+            .unwrap_or(usize::MAX)
+    }
+
+    /// The open subscriptions' ids as typed (`lab-1`, `7`), for completion.
+    pub fn open_id_words(&self) -> Vec<String> {
+        self.open_ids()
+            .iter()
+            .map(|id| id.to_string().trim_matches('"').to_owned())
+            .collect()
+    }
+
+    /// Ids of the subscriptions still open, in the order they were opened.
+    pub(super) fn open_ids(&self) -> Vec<RequestId> {
+        self.subs
+            .iter()
+            .filter(|s| s.is_open())
+            .map(|s| s.id.clone())
+            .collect()
+    }
+
+    pub fn status(&self) -> String {
+        if self.subs.is_empty() {
+            return "no subscriptions yet (try `listen tools`)".to_owned();
+        }
+        let mut t = String::new();
+        for s in &self.subs {
+            let state = match &s.state {
+                SubState::AwaitingAck => "waiting for its acknowledgement".to_owned(),
+                SubState::Live => "live".to_owned(),
+                SubState::Closed => "closed gracefully by the server".to_owned(),
+                SubState::Broken => "broken (ended with no result)".to_owned(),
+                SubState::Cancelled => "cancelled by the client".to_owned(),
+                SubState::Abandoned { retried_as } => match retried_as {
+                    Some(r) => format!("abandoned after the ack time-out, retried as {r}"),
+                    None => "abandoned after the ack time-out".to_owned(),
+                },
+            };
+            let honoured = s
+                .honoured
+                .as_ref()
+                .map(|h| h.words())
+                .unwrap_or_else(|| "-".into());
+            t.push_str(&format!(
+                "{:<8} {state}; asked: {}; honoured: {honoured}; frames: {}\n",
+                s.id.to_string(),
+                s.asked.words(),
+                s.frames
+            ));
+        }
+        t
+    }
+
+    pub(super) fn interpret(&mut self, inc: Incoming) -> Vec<Action> {
+        match inc {
+            Incoming::Frame {
+                stream,
+                raw,
+                message,
+            } => self.on_frame(stream, raw, message),
+            Incoming::KeepAlive { stream, raw } => {
+                let vstream = if self.stdio { None } else { Some(&stream) };
+                self.checks.keep_alive(vstream);
+                // Shown only with `wire on`: the lab decides.
+                self.say(Event::KeepAlive {
+                    stream: stream.to_value(),
+                    raw,
+                });
+                Vec::new()
+            }
+            Incoming::Malformed { stream, raw, error } => {
+                let vstream = if self.stdio { None } else { stream.as_ref() };
+                let verdicts = self.checks.malformed(vstream, &raw, &error);
+                self.say(Event::Frame {
+                    stream: stream
+                        .as_ref()
+                        .map(RequestId::to_value)
+                        .unwrap_or(Value::String("?".into())),
+                    kind: "malformed".to_owned(),
+                    message: Value::String(raw.clone()),
+                    raw,
+                    notes: vec![error],
+                    verdicts,
+                });
+                Vec::new()
+            }
+            Incoming::Flooding {
+                stream,
+                frames,
+                secs,
+                dropped,
+            } => {
+                let whose = match &stream {
+                    Some(id) => format!("on {id}"),
+                    None => "on the stdio channel".to_owned(),
+                };
+                let first = !self.flooding.contains(&stream);
+                let mut text = format!(
+                    "server is flooding: {frames} frames in {secs:.1} s {whose}, dropped {dropped}"
+                );
+                if first {
+                    self.flooding.push(stream);
+                    text.push_str(&format!(
+                        ". The lab takes at most {} frames a second from a stream and from now on \
+                         prints only those that break a rule, so it stays responsive (`cancel` \
+                         or `quit` still work)",
+                        super::link::FRAMES_PER_SECOND
+                    ));
+                }
+                self.say(Event::Error { text });
+                Vec::new()
+            }
+            Incoming::Ended { stream, clean } => {
+                self.expecting.retain(|e| e != &stream);
+                self.flooding.retain(|f| f.as_ref() != Some(&stream));
+                let found = self.checks.ended(Some(&stream), clean);
+                let verdicts = self.asked_for_drop(found);
+                let Some(sub) = self.sub_mut(&stream) else {
+                    return Vec::new();
+                };
+                let (how, note) = match &sub.state {
+                    SubState::Cancelled | SubState::Abandoned { .. } => return Vec::new(),
+                    SubState::Closed => (
+                        EndKind::Graceful,
+                        "the server closed the stream after the result".to_owned(),
+                    ),
+                    _ => {
+                        sub.state = SubState::Broken;
+                        let cause = if self.dropped {
+                            "you made the server vanish (`drop`): this is what a transport loss looks like"
+                        } else {
+                            "transport loss, or a server that skips the graceful close"
+                        };
+                        (
+                            EndKind::Abrupt,
+                            format!(
+                                "no result: an abrupt end ({cause}). The subscription is gone and \
+                                 nothing is resumed; a careful client may listen again, with a NEW \
+                                 request id."
+                            ),
+                        )
+                    }
+                };
+                self.say(Event::End {
+                    stream: stream.to_value(),
+                    how,
+                    note,
+                    verdicts,
+                });
+                Vec::new()
+            }
+            Incoming::ChannelClosed { why } => {
+                let open = self.open_ids();
+                self.expecting.clear();
+                self.client(format!("the channel is gone: {why}"));
+                let found = self.checks.ended(None, false);
+                let mut verdicts = self.asked_for_drop(found);
+                for id in open {
+                    let verdicts = std::mem::take(&mut verdicts);
+                    if let Some(s) = self.sub_mut(&id) {
+                        s.state = SubState::Broken;
+                    }
+                    self.say(Event::End {
+                        stream: id.to_value(),
+                        how: EndKind::Abrupt,
+                        note: "lost with the channel: after a reconnect the client MUST listen \
+                               again; the server keeps no subscription state"
+                            .to_owned(),
+                        verdicts,
+                    });
+                }
+                Vec::new()
+            }
+            Incoming::AckTimeout { stream } => {
+                let Some(sub) = self.sub(&stream) else {
+                    return Vec::new();
+                };
+                if sub.state != SubState::AwaitingAck {
+                    return Vec::new();
+                }
+                let secs = self.ack_timeout.as_secs_f64();
+                let filter = sub.asked.clone();
+                let waited = self.ack_timeout;
+                let retried = sub.retry_of.is_some();
+                self.client(format!(
+                    "no acknowledgement for {stream} after {secs:.1} s. The spec sets no deadline, but \
+                     without the ack the client cannot tell a quiet stream from one that was never \
+                     accepted, so a careful client stops waiting: it cancels {stream}"
+                ));
+                let verdicts = self.checks.ack_timeout(&stream, waited);
+                self.pending_verdicts = verdicts;
+                if retried {
+                    self.client(
+                        "this was already a retry: giving up. The server is not acknowledging \
+                         subscriptions (try `explain`)",
+                    );
+                    vec![Action::Abandon(stream)]
+                } else {
+                    vec![
+                        Action::Abandon(stream.clone()),
+                        Action::Retry { filter, of: stream },
+                    ]
+                }
+            }
+        }
+    }
+
+    fn on_frame(&mut self, stream: Option<RequestId>, raw: String, message: Value) -> Vec<Action> {
+        let kind = kind_of(&message);
+        let tag = message
+            .get("params")
+            .or_else(|| message.get("result"))
+            .and_then(|p| p.get("_meta"))
+            .and_then(|m| m.get(protocol::meta::SUBSCRIPTION_ID))
+            .cloned();
+        let owner = stream.clone().or_else(|| owner_by_content(&message));
+        let vstream = if self.stdio { None } else { stream.as_ref() };
+        let verdicts: Vec<Verdict> = self.checks.frame(vstream, &message);
+        let stream_value = owner
+            .as_ref()
+            .map(RequestId::to_value)
+            .unwrap_or(Value::String("?".into()));
+        self.expecting.retain(|e| Some(e) != owner.as_ref());
+
+        let Some(id) = owner else {
+            self.say(Event::Frame {
+                stream: stream_value,
+                kind,
+                message,
+                raw,
+                notes: vec![
+                    "carries no subscription tag: the client cannot tell which \
+                             subscription it belongs to"
+                        .to_owned(),
+                ],
+                verdicts,
+            });
+            return Vec::new();
+        };
+        let Some(sub) = self.sub(&id).cloned() else {
+            self.say(Event::Frame {
+                stream: stream_value,
+                kind,
+                message,
+                raw,
+                notes: vec![format!(
+                    "tagged {id}, which is none of this client's listen requests"
+                )],
+                verdicts,
+            });
+            return Vec::new();
+        };
+        let late = match &sub.state {
+            SubState::Cancelled => Some(format!(
+                "{id} was cancelled by this client; a careful client ignores anything still tagged \
+                 with it (and the server MUST NOT have sent it)"
+            )),
+            SubState::Abandoned { retried_as } => Some(match retried_as {
+                Some(r) => format!(
+                    "{id} was abandoned after its ack time-out and retried as {r}; a late frame for \
+                     the abandoned id is dropped, not acted on"
+                ),
+                None => format!("{id} was abandoned after its ack time-out; dropped, not acted on"),
+            }),
+            SubState::Closed | SubState::Broken
+                if message.get("method").and_then(Value::as_str) != Some(method::CANCELLED) =>
+            {
+                Some(format!(
+                    "{id} is already over; nothing may follow its end, so this is dropped"
+                ))
+            }
+            _ => None,
+        };
+        if let Some(why) = late {
+            self.say(Event::Dropped {
+                stream: stream_value,
+                kind,
+                message,
+                why,
+                verdicts,
+            });
+            return Vec::new();
+        }
+        let mut notes = Vec::new();
+        let mut actions = Vec::new();
+        let tag_note = match &tag {
+            Some(t) if *t == id.to_value() => {
+                format!("tag {} = the listen request's own id", show_id(t))
+            }
+            Some(t) => format!("tag {}, but this stream's listen id is {id}", show_id(t)),
+            None => "no subscriptionId tag in _meta".to_owned(),
+        };
+        let method_name = message.get("method").and_then(Value::as_str).unwrap_or("");
+        let mut new_state = None;
+        match method_name {
+            method::SUBSCRIPTIONS_ACKNOWLEDGED => {
+                let honoured = FilterAsk::from_json(
+                    message
+                        .get("params")
+                        .and_then(|p| p.get("notifications"))
+                        .unwrap_or(&Value::Null),
+                );
+                let first = sub.frames == 0;
+                notes.push(format!(
+                    "acknowledgement{}; {tag_note}",
+                    if first {
+                        ", the first message for this subscription"
+                    } else {
+                        ", but NOT the first message for this subscription"
+                    }
+                ));
+                let missing = sub.asked.missing_from(&honoured);
+                let extra = sub.asked.extra_in(&honoured);
+                let mut subset = format!(
+                    "honoured: {} (asked: {})",
+                    honoured.words(),
+                    sub.asked.words()
+                );
+                if !missing.is_empty() {
+                    subset.push_str(&format!(
+                        "; left out: {} — the server will not deliver it, and that is not an error",
+                        missing.join(" ")
+                    ));
+                }
+                if !extra.is_empty() {
+                    subset.push_str(&format!("; claims never asked for: {}", extra.join(" ")));
+                }
+                notes.push(subset);
+                if sub.state == SubState::AwaitingAck {
+                    new_state = Some(SubState::Live);
+                    if let Some(s) = self.sub_mut(&id) {
+                        s.honoured = Some(honoured.clone());
+                    }
+                    actions.push(Action::Relist(honoured));
+                }
+            }
+            method::TOOLS_LIST_CHANGED
+            | method::PROMPTS_LIST_CHANGED
+            | method::RESOURCES_LIST_CHANGED => {
+                notes.push(format!(
+                    "{tag_note}; no data inside: a careful client fetches the list again"
+                ));
+            }
+            method::RESOURCES_UPDATED => {
+                let uri = message
+                    .get("params")
+                    .and_then(|p| p.get("uri"))
+                    .and_then(Value::as_str)
+                    .unwrap_or("(no uri)");
+                let subscribed = sub.honoured.as_ref().unwrap_or(&sub.asked).uris.join(" ");
+                notes.push(format!(
+                    "{uri} changed (subscribed: {subscribed}); {tag_note}"
+                ));
+            }
+            method::CANCELLED => {
+                notes.push(format!(
+                    "the server tore down {id} on stdio by naming it in notifications/cancelled"
+                ));
+                new_state = Some(SubState::Closed);
+            }
+            "" if message.get("result").is_some() => {
+                let rt = message
+                    .get("result")
+                    .and_then(|r| r.get("resultType"))
+                    .cloned()
+                    .unwrap_or(Value::Null);
+                notes.push(format!(
+                    "the listen request's result (resultType {rt}): the server ended {id} \
+                     gracefully; {tag_note}"
+                ));
+                new_state = Some(SubState::Closed);
+                // Over HTTP the stream's end follows, and a script waits for it too.
+                if !self.stdio {
+                    self.expecting.push(id.clone());
+                }
+            }
+            "" if message.get("error").is_some() => {
+                notes.push(format!(
+                    "the listen was refused: {}",
+                    summarise(method::SUBSCRIPTIONS_LISTEN, &message)
+                ));
+                new_state = Some(SubState::Broken);
+            }
+            other => {
+                notes.push(format!("{other} on a listen stream; {tag_note}"));
+            }
+        }
+        let routine = new_state.is_none() && actions.is_empty() && verdicts.iter().all(|v| v.ok);
+        if let Some(s) = self.sub_mut(&id) {
+            s.frames += 1;
+            if let Some(st) = new_state {
+                s.state = st;
+            }
+        }
+        if routine && self.flooding.contains(&stream) {
+            // Counted and checked, not printed: the flooding note says how many.
+            return actions;
+        }
+        self.say(Event::Frame {
+            stream: stream_value,
+            kind,
+            message,
+            raw,
+            notes,
+            verdicts,
+        });
+        actions
+    }
+}
+
+/// stdio demultiplexing: a tagged message by its tag, a response by its id, a server cancel by
+/// the request it names (STDIO §Receiving Messages).
+fn owner_by_content(message: &Value) -> Option<RequestId> {
+    match crate::check::wire::route(message) {
+        Route::Response(id) | Route::Cancelled(id) => Some(id),
+        Route::Subscription(tag) => RequestId::from_value(&tag),
+        Route::Other => None,
+    }
+}
