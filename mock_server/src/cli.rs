@@ -3,7 +3,7 @@
 use std::net::{IpAddr, Ipv4Addr};
 use std::time::Duration;
 
-use crate::{Config, Fault, start_http};
+use crate::{Config, Fault, Limits, start_http};
 
 /// Options of `mock_server` and `mcp-tutor serve`.
 #[derive(Debug, Clone, clap::Args)]
@@ -38,6 +38,18 @@ pub struct ServeArgs {
     /// Milliseconds the late-ack fault waits before acknowledging.
     #[arg(long, default_value_t = 3000, value_name = "MS")]
     pub ack_delay: u64,
+    /// HTTP: close a connection that has not sent a complete request head within this time of
+    /// opening or of its previous response (so idle keep-alive connections too). Never cuts a
+    /// listen stream. `10s`, `500ms` or plain seconds.
+    #[arg(long, env = "MCP_TUTOR_HEADER_TIMEOUT", default_value = "10s", value_name = "TIME", value_parser = parse_duration)]
+    pub header_timeout: Duration,
+    /// HTTP: answer 408 and close when a request body takes longer than this to arrive.
+    #[arg(long, env = "MCP_TUTOR_BODY_TIMEOUT", default_value = "30s", value_name = "TIME", value_parser = parse_duration)]
+    pub body_timeout: Duration,
+    /// HTTP: connections open at once; a further one is answered 503. Default: the
+    /// file-descriptor limit less a reserve.
+    #[arg(long, env = "MCP_TUTOR_MAX_CONNECTIONS", value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_connections: Option<u32>,
     /// Print every fault with the rule it breaks, and exit.
     #[arg(long)]
     pub list_faults: bool,
@@ -52,8 +64,41 @@ impl ServeArgs {
             keepalive: Duration::from_secs(self.keepalive.max(1)),
             ack_delay: Duration::from_millis(self.ack_delay),
             allowed_origins: self.allowed_origins.clone(),
+            limits: Limits {
+                header_timeout: self.header_timeout,
+                body_timeout: self.body_timeout,
+                max_connections: self
+                    .max_connections
+                    .map_or_else(crate::http::default_max_connections, |n| n as usize),
+                ..Limits::default()
+            },
         }
     }
+}
+
+/// `10s`, `500ms` or plain seconds (`10`); at least 1 ms.
+fn parse_duration(s: &str) -> Result<Duration, String> {
+    let s = s.trim();
+    let (digits, ms) = if let Some(d) = s.strip_suffix("ms") {
+        (d, true)
+    } else {
+        (s.strip_suffix('s').unwrap_or(s), false)
+    };
+    let n: u64 = digits
+        .trim()
+        .parse()
+        .map_err(|_| format!("{s:?} is not a duration; write 10s, 500ms or 10"))?;
+    let d = if ms {
+        Duration::from_millis(n)
+    } else {
+        Duration::from_secs(n)
+    };
+    if d.is_zero() {
+        return Err(
+            "a timeout of zero would close every connection at once; use at least 1ms".into(),
+        );
+    }
+    Ok(d)
 }
 
 /// Resolves on Ctrl-C (and SIGTERM on Unix).

@@ -1,5 +1,6 @@
 //! Inputs of the right shape but the wrong type are refused with the field named, the same on
-//! both transports (issue 12 §5, §10): a listen filter sent as an array, an id beyond i64.
+//! both transports (issue 12 §5, §10): a listen filter sent as an array, an id beyond i64, a
+//! second live listen with the same id, a repeated `Mcp-Method` header.
 
 mod common;
 
@@ -128,5 +129,69 @@ async fn an_integer_id_beyond_i64_is_out_of_range_on_both_transports() {
         msg.contains("fraction") && !msg.contains("out of range"),
         "{msg}"
     );
+    s.shutdown().await;
+}
+
+#[tokio::test]
+async fn http_refuses_a_second_live_listen_with_the_same_id_like_stdio() {
+    let s = default_server().await;
+    let f = filter(json!({"toolsListChanged": true}));
+    let mut first = listen(&s.url, "L", &f).await;
+    assert_eq!(
+        first.next_msg().await.expect("ack")["method"],
+        method::SUBSCRIPTIONS_ACKNOWLEDGED
+    );
+    let (status, b) = call(&s.url, &protocol::listen_request(&"L".into(), &f)).await;
+    assert_eq!(status, 400, "{b}");
+    assert_eq!(b["error"]["code"], code::INVALID_REQUEST);
+    assert_eq!(b["id"], "L");
+    assert!(
+        b["error"]["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("fresh id")
+    );
+    // Any request reusing the live id is refused; the type is part of the id.
+    let (status, _) = call(&s.url, &req("L", method::TOOLS_LIST, json!({}))).await;
+    assert_eq!(status, 400);
+    assert_eq!(s.control.subscriptions().len(), 1);
+    // Once answered, the id is free again.
+    assert!(s.control.close(&"L".into()));
+    let (_, end) = first.rest().await;
+    assert_eq!(end, Sse::End);
+    wait_subs(&s.control, 0).await;
+    let mut again = listen(&s.url, "L", &f).await;
+    assert_eq!(
+        again.next_msg().await.expect("ack")["method"],
+        method::SUBSCRIPTIONS_ACKNOWLEDGED
+    );
+    s.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_repeated_mcp_header_is_400_header_mismatch() {
+    let s = default_server().await;
+    let body = req(1, method::TOOLS_LIST, json!({}));
+    for (name, second) in [
+        (h::MCP_METHOD, method::TOOLS_LIST),
+        (h::MCP_METHOD, method::PROMPTS_LIST),
+        (h::MCP_PROTOCOL_VERSION, protocol::PROTOCOL_VERSION),
+    ] {
+        let mut rb = client().post(&s.url).body(body.to_string());
+        for (n, v) in standard_headers(&body) {
+            rb = rb.header(n, v);
+        }
+        // `header` appends: the request now carries `name` twice.
+        let r = rb.header(name, second).send().await.expect("sent");
+        assert_eq!(r.status().as_u16(), 400, "{name} twice");
+        let b: Value = r.json().await.expect("a JSON-RPC error body");
+        assert_eq!(b["error"]["code"], code::HEADER_MISMATCH, "{b}");
+        assert_eq!(b["id"], 1);
+        let msg = b["error"]["message"].as_str().unwrap_or_default();
+        assert!(
+            msg.contains("more than once") && msg.contains(name),
+            "{msg}"
+        );
+    }
     s.shutdown().await;
 }
