@@ -137,7 +137,11 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
             _ = interrupted() => {}
         }
         control.shutdown();
-        return task.await?;
+        task.await??;
+        // Only end of input is a clean end on stdio; a client must not read exit 0 as one.
+        anyhow::bail!(
+            "interrupted before the end of input (open subscriptions were ended gracefully)"
+        );
     }
     let server = start_http(config.clone()).await?;
     println!("listening on {}", server.url);
@@ -152,8 +156,12 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
 
 /// [`run`] on a fresh Tokio runtime, for synchronous callers.
 pub fn run_blocking(args: ServeArgs) -> anyhow::Result<()> {
-    tokio::runtime::Builder::new_multi_thread()
+    let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
-        .build()?
-        .block_on(run(args))
+        .build()?;
+    let result = rt.block_on(run(args));
+    // Tokio reads stdin on a blocking thread that a signal does not wake; waiting for it would
+    // keep an interrupted `--stdio` server alive until its client closed stdin.
+    rt.shutdown_background();
+    result
 }

@@ -280,7 +280,12 @@ where
     W: AsyncWrite + Unpin + Send + 'static,
 {
     let hub = hub::Hub::new(&config.faults, config.ack_delay, config.keepalive);
-    let task = tokio::spawn(stdio::serve(hub.clone(), input, output));
+    let task = tokio::spawn(stdio::serve(
+        hub.clone(),
+        input,
+        output,
+        config.limits.max_line_bytes,
+    ));
     RunningStdio {
         control: Control { hub },
         task,
