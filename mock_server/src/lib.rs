@@ -40,6 +40,8 @@
 mod catalog;
 pub mod cli;
 pub mod fault;
+#[doc(hidden)]
+pub mod fuzzing;
 mod http;
 mod hub;
 mod methods;

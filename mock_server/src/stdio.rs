@@ -182,7 +182,7 @@ async fn write_lines<W: AsyncWrite + Unpin>(
 
 /// Answers one line: not UTF-8 or not JSON is `-32700` with a null id (BASE §Error Responses:
 /// the id could not be read), blank lines are skipped.
-fn on_bytes(
+pub(crate) fn on_bytes(
     hub: &Arc<Hub>,
     bytes: &[u8],
     number: u64,
