@@ -165,3 +165,47 @@ pub fn run_blocking(args: ServeArgs) -> anyhow::Result<()> {
     rt.shutdown_background();
     result
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_take_seconds_or_milliseconds() {
+        assert_eq!(parse_duration("10s"), Ok(Duration::from_secs(10)));
+        assert_eq!(parse_duration("10"), Ok(Duration::from_secs(10)));
+        assert_eq!(parse_duration("500ms"), Ok(Duration::from_millis(500)));
+        assert!(parse_duration("0").is_err_and(|e| e.contains("at least 1ms")));
+        assert!(parse_duration("1.5s").is_err_and(|e| e.contains("10s, 500ms")));
+        assert!(parse_duration("-1").is_err());
+    }
+
+    #[test]
+    fn limits_flags_reach_the_config() {
+        use clap::Parser;
+        #[derive(Parser)]
+        struct Cli {
+            #[command(flatten)]
+            serve: ServeArgs,
+        }
+        let cli = Cli::parse_from([
+            "x",
+            "--header-timeout",
+            "250ms",
+            "--body-timeout",
+            "3",
+            "--max-connections",
+            "7",
+        ]);
+        let l = cli.serve.config().limits;
+        assert_eq!(l.header_timeout, Duration::from_millis(250));
+        assert_eq!(l.body_timeout, Duration::from_secs(3));
+        assert_eq!(l.max_connections, 7);
+        let cli = Cli::parse_from(["x"]);
+        assert_eq!(
+            cli.serve.config().limits.header_timeout,
+            Limits::DEFAULT_HEADER_TIMEOUT
+        );
+        assert!(Cli::try_parse_from(["x", "--max-connections", "0"]).is_err());
+    }
+}
