@@ -172,6 +172,21 @@ impl Hub {
             .any(|e| &e.info.id == id && e.info.transport == transport && e.end.borrow().is_none())
     }
 
+    /// The `-32600` for a request that reuses the id of a live listen on the same transport, or
+    /// `None`. BASE §Requests: an id MUST NOT repeat a still-unanswered request's, and a live
+    /// listen is unanswered. [SILENT] on HTTP the server cannot tell clients apart (no sessions),
+    /// so the mock's choice is to refuse on both transports alike.
+    pub(crate) fn reused_id_error(&self, id: &RequestId, transport: Transport) -> Option<Value> {
+        self.is_live(id, transport).then(|| {
+            protocol::error_response(
+                Some(id),
+                protocol::error_code::INVALID_REQUEST,
+                &format!("id {id} belongs to a live subscriptions/listen; use a fresh id"),
+                None,
+            )
+        })
+    }
+
     pub(crate) fn close(&self, id: &RequestId) -> bool {
         self.end_where(|i| &i.id == id, End::Graceful) > 0
     }

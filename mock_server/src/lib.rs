@@ -44,6 +44,8 @@ mod catalog;
 pub mod cli;
 mod control;
 pub mod fault;
+#[doc(hidden)]
+pub mod fuzzing;
 mod http;
 mod hub;
 mod methods;
@@ -78,9 +80,49 @@ pub struct Config {
     pub keepalive: Duration,
     /// How late the `late-ack` fault sends the acknowledgement.
     pub ack_delay: Duration,
-    /// Extra allowed `Origin` values (exact, e.g. `https://tutor.example`); loopback origins
-    /// are always allowed.
+    /// Extra allowed `Origin` values (e.g. `https://tutor.example`, compared by scheme, host
+    /// and port); loopback origins are always allowed. Their host names are also accepted in
+    /// `Host`.
     pub allowed_origins: Vec<String>,
+    /// Sizes and timeouts that keep a misbehaving client from holding the server's memory or
+    /// connections.
+    pub limits: Limits,
+}
+
+/// The server's bounds against slow, idle, flooding or oversized clients.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// HTTP: a connection must deliver a complete request head within this time of opening or
+    /// of its previous response ending, so this also closes idle keep-alive connections. It
+    /// never runs while a response (a listen stream) is being written.
+    pub header_timeout: Duration,
+    /// HTTP: the whole request body must arrive within this time of its head (else 408).
+    pub body_timeout: Duration,
+    /// HTTP: open connections at once; a connection beyond this is answered 503.
+    pub max_connections: usize,
+    /// HTTP: the largest request body (else 413).
+    pub max_body_bytes: usize,
+    /// stdio: the longest line; the rest of a longer one is discarded and answered -32700.
+    pub max_line_bytes: usize,
+}
+
+impl Limits {
+    pub const DEFAULT_HEADER_TIMEOUT: Duration = Duration::from_secs(10);
+    pub const DEFAULT_BODY_TIMEOUT: Duration = Duration::from_secs(30);
+    pub const DEFAULT_MAX_BODY_BYTES: usize = 2 << 20;
+    pub const DEFAULT_MAX_LINE_BYTES: usize = 8 << 20;
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            header_timeout: Limits::DEFAULT_HEADER_TIMEOUT,
+            body_timeout: Limits::DEFAULT_BODY_TIMEOUT,
+            max_connections: http::default_max_connections(),
+            max_body_bytes: Limits::DEFAULT_MAX_BODY_BYTES,
+            max_line_bytes: Limits::DEFAULT_MAX_LINE_BYTES,
+        }
+    }
 }
 
 impl Default for Config {
@@ -92,6 +134,7 @@ impl Default for Config {
             keepalive: Duration::from_secs(15),
             ack_delay: Duration::from_secs(3),
             allowed_origins: Vec::new(),
+            limits: Limits::default(),
         }
     }
 }
@@ -179,6 +222,8 @@ impl RunningServer {
 
 /// Starts the Streamable HTTP server on `config.host:config.port`, endpoint [`MCP_PATH`].
 pub async fn start_http(config: Config) -> anyhow::Result<RunningServer> {
+    let guard = http::Guard::new(&config.allowed_origins, config.host.is_loopback())
+        .map_err(anyhow::Error::msg)?;
     let listener = tokio::net::TcpListener::bind((config.host, config.port))
         .await
         .with_context(|| {
@@ -193,8 +238,8 @@ pub async fn start_http(config: Config) -> anyhow::Result<RunningServer> {
     hub.set_control_tools(http::is_loopback(config.host));
     let app = http::App {
         hub: hub.clone(),
-        allowed_origins: Arc::new(config.allowed_origins.clone()),
-        check_host: http::is_loopback(config.host),
+        guard: Arc::new(guard),
+        limits: config.limits,
     };
     let shown = if addr.ip().is_unspecified() {
         SocketAddr::new(IpAddr::V4(Ipv4Addr::LOCALHOST), addr.port())
@@ -202,11 +247,12 @@ pub async fn start_http(config: Config) -> anyhow::Result<RunningServer> {
         addr
     };
     let token = hub.shutdown.clone();
-    let task = tokio::spawn(async move {
-        axum::serve(listener, http::router(app))
-            .with_graceful_shutdown(token.cancelled_owned())
-            .await
-    });
+    let task = tokio::spawn(http::serve(
+        listener,
+        http::router(app),
+        config.limits,
+        token,
+    ));
     Ok(RunningServer {
         url: format!("http://{shown}{MCP_PATH}"),
         addr,
@@ -242,7 +288,12 @@ where
     W: AsyncWrite + Unpin + Send + 'static,
 {
     let hub = hub::Hub::new(&config.faults, config.ack_delay, config.keepalive);
-    let task = tokio::spawn(stdio::serve(hub.clone(), input, output));
+    let task = tokio::spawn(stdio::serve(
+        hub.clone(),
+        input,
+        output,
+        config.limits.max_line_bytes,
+    ));
     RunningStdio {
         control: Control { hub },
         task,

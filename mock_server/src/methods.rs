@@ -239,12 +239,12 @@ pub(crate) fn handle(hub: &Hub, id: &RequestId, m: &str, params: Option<&Value>)
             None => invalid(
                 "subscriptions/listen needs params.notifications (the filter, e.g. {\"toolsListChanged\":true})",
             ),
-            Some(f) => match serde_json::from_value::<SubscriptionFilter>(f.clone()) {
+            Some(f) => match SubscriptionFilter::from_json(f) {
                 Ok(requested) => Reply::Listen {
                     id: id.clone(),
                     requested,
                 },
-                Err(e) => invalid(&format!("params.notifications is not a valid filter: {e}")),
+                Err(e) => invalid(&e.at("params.notifications")),
             },
         },
         _ => Reply::Single(error(

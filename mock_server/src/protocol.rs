@@ -142,6 +142,31 @@ impl RequestId {
         }
     }
 
+    /// Why `v` is not a request id, for a value [`RequestId::from_value`] refused: an integer
+    /// beyond i64 is "out of range" (JSON allows it, this server's ids do not), anything else is
+    /// the wrong type.
+    pub fn why_not(v: &Value) -> String {
+        // serde_json keeps integers beyond u64 as f64; 2^63 is the first one i64 cannot hold.
+        let beyond_i64 = |f: f64| f.fract() == 0.0 && f.abs() >= 9_223_372_036_854_775_808.0;
+        let out_of_range = match v {
+            Value::Number(n) => n.is_u64() || n.as_f64().is_some_and(beyond_i64),
+            _ => false,
+        };
+        if out_of_range {
+            format!(
+                "the request id {v} is out of range: integer ids must fit in a signed 64-bit integer ({} to {}); use a smaller number or a string",
+                i64::MIN,
+                i64::MAX
+            )
+        } else {
+            let what = match v {
+                Value::Number(_) => format!("a number with a fraction or exponent ({v})"),
+                other => json_type_name(other).to_owned(),
+            };
+            format!("a request id must be a string or an integer (never null), not {what}")
+        }
+    }
+
     pub fn to_value(&self) -> Value {
         match self {
             RequestId::Int(n) => Value::from(*n),
@@ -202,11 +227,7 @@ impl Serialize for RequestId {
 impl<'de> Deserialize<'de> for RequestId {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let v = Value::deserialize(d)?;
-        RequestId::from_value(&v).ok_or_else(|| {
-            serde::de::Error::custom(format!(
-                "a request id must be a string or an integer, not {v}"
-            ))
-        })
+        RequestId::from_value(&v).ok_or_else(|| serde::de::Error::custom(RequestId::why_not(&v)))
     }
 }
 
@@ -286,7 +307,7 @@ impl Message {
             }
             (Some(Value::String(m)), Some(id)) => {
                 let Some(id) = RequestId::from_value(id) else {
-                    return invalid("a request id must be a string or an integer (never null)");
+                    return invalid(&RequestId::why_not(id));
                 };
                 if obj.contains_key("result") || obj.contains_key("error") {
                     return invalid("a request must not carry result or error");
@@ -443,7 +464,10 @@ impl Message {
 /// `params.notifications` of `subscriptions/listen` and of the ack (§4.2; SUB §Notification Filter).
 ///
 /// Every field is optional; absent means "not subscribed", and `false` behaves like absent.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+/// Reading it is strict (see [`SubscriptionFilter::from_json`]): serde's derived `Deserialize`
+/// would also accept a JSON array for a struct, so `{"notifications":[true]}` would read as
+/// `toolsListChanged: true`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SubscriptionFilter {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -456,7 +480,102 @@ pub struct SubscriptionFilter {
     pub resource_subscriptions: Option<Vec<String>>,
 }
 
+/// Why a JSON value is not a subscription filter; names the field (relative to the filter
+/// object, e.g. `toolsListChanged`) so the sender can fix it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{}{problem}", field.as_ref().map(|f| format!("{f} ")).unwrap_or_default())]
+pub struct FilterError {
+    /// The offending field (`resourceSubscriptions[2]` for a list element), `None` when the
+    /// filter itself has the wrong type.
+    pub field: Option<String>,
+    pub problem: String,
+}
+
+/// "an array", "a string", ... for messages about a wrong JSON type.
+pub fn json_type_name(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+impl FilterError {
+    /// The message with the filter's own path in front: `params.notifications.toolsListChanged
+    /// must be true or false, not an array`.
+    pub fn at(&self, path: &str) -> String {
+        match &self.field {
+            Some(f) => format!("{path}.{f} {}", self.problem),
+            None => format!("{path} {}", self.problem),
+        }
+    }
+}
+
 impl SubscriptionFilter {
+    /// Reads a filter strictly: an object whose known fields have exactly the schema's types
+    /// (booleans; an array of strings for `resourceSubscriptions`). Unknown fields (e.g.
+    /// `taskIds` from other extensions) are ignored; `null` is not a boolean.
+    pub fn from_json(v: &Value) -> Result<SubscriptionFilter, FilterError> {
+        let Some(obj) = v.as_object() else {
+            return Err(FilterError {
+                field: None,
+                problem: format!(
+                    "must be an object like {{\"toolsListChanged\":true}}, not {}",
+                    json_type_name(v)
+                ),
+            });
+        };
+        let flag = |name: &str| -> Result<Option<bool>, FilterError> {
+            match obj.get(name) {
+                None => Ok(None),
+                Some(Value::Bool(b)) => Ok(Some(*b)),
+                Some(other) => Err(FilterError {
+                    field: Some(name.to_owned()),
+                    problem: format!("must be true or false, not {}", json_type_name(other)),
+                }),
+            }
+        };
+        let uris = match obj.get("resourceSubscriptions") {
+            None => None,
+            Some(Value::Array(items)) => {
+                let mut out = Vec::with_capacity(items.len());
+                for (i, item) in items.iter().enumerate() {
+                    match item {
+                        Value::String(s) => out.push(s.clone()),
+                        other => {
+                            return Err(FilterError {
+                                field: Some(format!("resourceSubscriptions[{i}]")),
+                                problem: format!(
+                                    "must be a URI string, not {}",
+                                    json_type_name(other)
+                                ),
+                            });
+                        }
+                    }
+                }
+                Some(out)
+            }
+            Some(other) => {
+                return Err(FilterError {
+                    field: Some("resourceSubscriptions".into()),
+                    problem: format!(
+                        "must be an array of URI strings, not {}",
+                        json_type_name(other)
+                    ),
+                });
+            }
+        };
+        Ok(SubscriptionFilter {
+            tools_list_changed: flag("toolsListChanged")?,
+            prompts_list_changed: flag("promptsListChanged")?,
+            resources_list_changed: flag("resourcesListChanged")?,
+            resource_subscriptions: uris,
+        })
+    }
+
     /// Everything the mock offers: three list changes plus the given URIs.
     pub fn all(uris: &[&str]) -> Self {
         SubscriptionFilter {
@@ -567,6 +686,13 @@ impl NotificationKind {
 impl fmt::Display for NotificationKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.method())
+    }
+}
+
+impl<'de> Deserialize<'de> for SubscriptionFilter {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let v = Value::deserialize(d)?;
+        SubscriptionFilter::from_json(&v).map_err(serde::de::Error::custom)
     }
 }
 
@@ -960,6 +1086,51 @@ mod tests {
         for k in NotificationKind::ALL {
             assert_eq!(NotificationKind::from_method(k.method()), Some(k));
         }
+    }
+
+    #[test]
+    fn a_filter_is_an_object_of_booleans_and_uri_strings_only() {
+        // serde's derived Deserialize would read [true] as {"toolsListChanged": true}.
+        for (bad, field) in [
+            (json!([true]), None),
+            (
+                json!({"toolsListChanged": [true]}),
+                Some("toolsListChanged"),
+            ),
+            (json!({"toolsListChanged": null}), Some("toolsListChanged")),
+            (
+                json!({"resourceSubscriptions": [1]}),
+                Some("resourceSubscriptions[0]"),
+            ),
+        ] {
+            let e = SubscriptionFilter::from_json(&bad).expect_err("refused");
+            assert_eq!(e.field.as_deref(), field, "{bad}");
+            assert!(serde_json::from_value::<SubscriptionFilter>(bad).is_err());
+        }
+        let e = SubscriptionFilter::from_json(&json!({"promptsListChanged": "yes"}))
+            .expect_err("refused");
+        assert_eq!(
+            e.at("params.notifications"),
+            "params.notifications.promptsListChanged must be true or false, not a string"
+        );
+    }
+
+    #[test]
+    fn ids_beyond_i64_are_out_of_range_and_fractions_the_wrong_type() {
+        for big in ["9223372036854775808", "1e19", "-9223372036854775809"] {
+            let v: Value = serde_json::from_str(big).expect("JSON");
+            assert_eq!(RequestId::from_value(&v), None);
+            assert!(RequestId::why_not(&v).contains("out of range"), "{big}");
+        }
+        for other in ["1.5", "1e3", "null", "true", "[1]"] {
+            let v: Value = serde_json::from_str(other).expect("JSON");
+            assert!(!RequestId::why_not(&v).contains("out of range"), "{other}");
+        }
+        let m = Message::parse(r#"{"jsonrpc":"2.0","id":18446744073709551615,"method":"x"}"#);
+        assert!(
+            matches!(&m, Message::Invalid { reason, .. } if reason.contains("out of range")),
+            "{m:?}"
+        );
     }
 
     #[test]

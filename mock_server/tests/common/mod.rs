@@ -444,6 +444,14 @@ impl StdioClient {
         w.flush().await.expect("flush");
     }
 
+    /// Writes bytes as they are (no newline added): invalid UTF-8, partial lines.
+    pub async fn send_raw(&mut self, bytes: &[u8]) {
+        use tokio::io::AsyncWriteExt;
+        let w = self.writer.as_mut().expect("stdin still open");
+        w.write_all(bytes).await.expect("write");
+        w.flush().await.expect("flush");
+    }
+
     /// The next line as JSON; `None` at end of output.
     pub async fn next_msg(&mut self) -> Option<Value> {
         let line = tokio::time::timeout(PATIENCE, self.lines.next_line())
@@ -471,4 +479,133 @@ impl StdioClient {
         }
         out
     }
+}
+
+/// A reply read off a raw socket: status, headers (lower-cased names) and body.
+#[derive(Debug)]
+pub struct RawReply {
+    pub status: u16,
+    pub headers: Vec<(String, String)>,
+    pub body: String,
+}
+
+impl RawReply {
+    pub fn json(&self) -> Value {
+        serde_json::from_str(&self.body)
+            .unwrap_or_else(|e| panic!("a JSON body, got {:?}: {e}", self.body))
+    }
+
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// Sends `head` (request line and header lines, each ending in CRLF; the blank line and
+/// `Content-Length` are added) and `body` over a fresh TCP connection, and reads one reply.
+/// For what reqwest will not send: repeated or missing Host, absolute-form targets, raw bytes.
+pub async fn raw_request(addr: std::net::SocketAddr, head: &[u8], body: &[u8]) -> RawReply {
+    use tokio::io::AsyncWriteExt;
+    let mut s = tokio::net::TcpStream::connect(addr).await.expect("connect");
+    let mut msg = head.to_vec();
+    msg.extend_from_slice(
+        format!(
+            "Content-Length: {}\r\nConnection: close\r\n\r\n",
+            body.len()
+        )
+        .as_bytes(),
+    );
+    msg.extend_from_slice(body);
+    s.write_all(&msg).await.expect("write");
+    read_reply(&mut s).await
+}
+
+/// Reads one HTTP/1.1 reply with a Content-Length body from `s`.
+pub async fn read_reply(s: &mut tokio::net::TcpStream) -> RawReply {
+    use tokio::io::AsyncReadExt;
+    let mut buf = Vec::new();
+    let mut chunk = [0u8; 4096];
+    let head_end = loop {
+        if let Some(i) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+            break i;
+        }
+        let n = tokio::time::timeout(PATIENCE, s.read(&mut chunk))
+            .await
+            .expect("a reply in time")
+            .expect("read");
+        assert!(
+            n > 0,
+            "connection closed before a reply: {:?}",
+            String::from_utf8_lossy(&buf)
+        );
+        buf.extend_from_slice(&chunk[..n]);
+    };
+    let head = String::from_utf8_lossy(&buf[..head_end]).into_owned();
+    let mut lines = head.split("\r\n");
+    let status = lines
+        .next()
+        .and_then(|l| l.split(' ').nth(1))
+        .and_then(|c| c.parse().ok())
+        .expect("a status line");
+    let headers: Vec<(String, String)> = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(n, v)| (n.trim().to_ascii_lowercase(), v.trim().to_owned()))
+        .collect();
+    let len: usize = headers
+        .iter()
+        .find(|(n, _)| n == "content-length")
+        .and_then(|(_, v)| v.parse().ok())
+        .unwrap_or(0);
+    let mut body = buf[head_end + 4..].to_vec();
+    while body.len() < len {
+        let n = tokio::time::timeout(PATIENCE, s.read(&mut chunk))
+            .await
+            .expect("the body in time")
+            .expect("read");
+        assert!(n > 0, "connection closed mid-body");
+        body.extend_from_slice(&chunk[..n]);
+    }
+    RawReply {
+        status,
+        headers,
+        body: String::from_utf8_lossy(&body).into_owned(),
+    }
+}
+
+/// The request head a correct client sends for `body` to `/mcp`, with `host` as its Host line
+/// (`None`: no Host line) and `extra` header lines appended.
+pub fn raw_head(target: &str, host: Option<&str>, body: &Value, extra: &[&str]) -> Vec<u8> {
+    let mut head = format!("POST {target} HTTP/1.1\r\n");
+    if let Some(h) = host {
+        head.push_str(&format!("Host: {h}\r\n"));
+    }
+    for (n, v) in standard_headers(body) {
+        head.push_str(&format!("{n}: {v}\r\n"));
+    }
+    for e in extra {
+        head.push_str(e);
+        head.push_str("\r\n");
+    }
+    head.into_bytes()
+}
+
+/// Waits until the server closes `s` (EOF or reset); panics after [`PATIENCE`]. Returns what was
+/// read first (a timeout reply, if any).
+pub async fn until_closed(s: &mut tokio::net::TcpStream) -> Vec<u8> {
+    use tokio::io::AsyncReadExt;
+    let mut got = Vec::new();
+    let mut chunk = [0u8; 4096];
+    tokio::time::timeout(PATIENCE, async {
+        loop {
+            match s.read(&mut chunk).await {
+                Ok(0) | Err(_) => return,
+                Ok(n) => got.extend_from_slice(&chunk[..n]),
+            }
+        }
+    })
+    .await
+    .expect("the server closes the connection");
+    got
 }
