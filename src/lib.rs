@@ -6,6 +6,7 @@
 pub mod card;
 pub mod check;
 pub mod cli;
+pub mod client;
 pub mod deck;
 pub mod decks_cmd;
 pub mod global;

@@ -1,23 +1,11 @@
 //! `mcp-tutor check`: the checking client pointed at any MCP 2026-07-28 server.
 //!
-//! The library parts are what the lab builds on (keep these names stable):
-//! - [`wire`]: [`wire::HttpClient`] (`new(url)`, `send`, `send_with` + [`wire::HeaderEdits`],
-//!   `send_raw`, `listen` → [`wire::ListenStream`] yielding [`wire::WireEvent`]s; `cancel()` /
-//!   drop closes the stream = the HTTP client cancel) and [`wire::StdioClient`] (`spawn`, `send`,
-//!   `listen`, `cancel` = `notifications/cancelled`, `next`, [`wire::route`] to demultiplex).
-//!   Every exchange keeps the raw request and response ([`wire::RawRequest`],
-//!   [`wire::RawResponse`]) for a `wire on` view.
-//! - [`sse`]: the incremental SSE parser that keeps raw frames and keep-alive comment lines.
-//! - [`validator`]: [`validator::Validator::observe`] judges each [`validator::Event`] against
-//!   PROTOCOL.md §4.11 and returns [`validator::Finding`]s naming a [`validator::Rule`] (with
-//!   `name()`, `title()`, `spec()`, `level()`).
-//! - [`suite`]: the checks this command runs; [`report`]: their PASS / FAIL / SKIP per rule.
+//! It speaks through the client library ([`crate::client`]) and judges with the validator
+//! ([`mock_server::validator`]), both shared with the lab. [`suite`]: the checks this command
+//! runs; [`report`]: their PASS / FAIL / SKIP per rule.
 
 pub mod report;
-pub mod sse;
 pub mod suite;
-pub mod validator;
-pub mod wire;
 
 use std::io::Write as _;
 use std::process::ExitCode;
@@ -159,7 +147,7 @@ pub fn run(args: Args, _g: &Global) -> anyhow::Result<ExitCode> {
 
 /// `--list-rules`: every rule with its level, meaning and spec reference.
 pub fn render_rules(json: bool) -> anyhow::Result<String> {
-    use validator::{Level, Rule};
+    use mock_server::validator::{Level, Rule};
     if json {
         let rules: Vec<_> = Rule::ALL
             .iter()
@@ -206,7 +194,8 @@ pub fn render_text(report: &Report) -> String {
             Status::Fail => {
                 let more = o.failures.len().saturating_sub(1);
                 s.push_str(&format!(" — {}", o.detail));
-                if o.level == validator::Level::Should && !o.detail.contains("SHOULD") {
+                if o.level == mock_server::validator::Level::Should && !o.detail.contains("SHOULD")
+                {
                     s.push_str(" [a SHOULD, not a MUST]");
                 }
                 if more > 0 {
@@ -238,7 +227,7 @@ pub fn render_text(report: &Report) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use validator::{Finding, Rule};
+    use mock_server::validator::{Finding, Rule};
 
     /// The text layout scripts parse (peers' CI reads rule lines and the summary line).
     #[test]

@@ -21,8 +21,8 @@ use serde_json::{Value, json};
 use tokio::time::Instant;
 
 use super::report::Report;
-use super::validator::{Event, Finding, Rule, Validator};
-use super::wire::{HeaderEdits, HttpClient, ListenStream, StdioClient, WireEvent};
+use crate::client::{HeaderEdits, HttpClient, ListenStream, StdioClient, WireEvent};
+use mock_server::validator::{Event, Finding, Rule, Validator};
 
 /// What `check` needs to know about the server under test.
 #[derive(Debug, Clone)]
@@ -140,7 +140,7 @@ fn judge_discover(status: Option<u16>, reply: Option<&Value>) -> Finding {
 fn judge_refusal(
     rule: Rule,
     what: &str,
-    got: Result<super::wire::Exchange, anyhow::Error>,
+    got: Result<crate::client::Exchange, anyhow::Error>,
     status: u16,
     code: Option<i64>,
 ) -> (Finding, Option<Value>) {
@@ -322,7 +322,7 @@ async fn header_checks(client: &HttpClient, report: &mut Report) {
     // A browser page on another site reaching a local server: the Origin a DNS-rebinding attack
     // carries.
     let probe = tools_list_request(908);
-    let mut headers = super::wire::standard_headers(&probe);
+    let mut headers = crate::client::standard_headers(&probe);
     headers.push((
         "Origin".to_owned(),
         "http://mcp-tutor-check.invalid".to_owned(),
@@ -427,7 +427,7 @@ struct HttpRun {
 
 impl HttpRun {
     fn feed(&mut self, id: &RequestId, ev: &WireEvent) {
-        if let Some(e) = Event::from_wire(Some(id), ev) {
+        if let Some(e) = ev.to_event(Some(id)) {
             if matches!(ev, WireEvent::Frame { .. }) {
                 self.frames += 1;
             }
@@ -1022,7 +1022,7 @@ struct StdioRun {
 
 impl StdioRun {
     fn feed(&mut self, ev: &WireEvent) {
-        if let Some(e) = Event::from_wire(None, ev) {
+        if let Some(e) = ev.to_event(None) {
             if matches!(ev, WireEvent::Frame { .. }) {
                 self.frames += 1;
             }
@@ -1465,7 +1465,7 @@ pub async fn run_stdio(cmd: &[String], cfg: Config) -> anyhow::Result<Report> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::check::wire::{Exchange, RawRequest, RawResponse};
+    use crate::client::{Exchange, RawRequest, RawResponse};
 
     fn reply(status: u16, body: Value) -> anyhow::Result<Exchange> {
         Ok(Exchange {

@@ -1,6 +1,6 @@
 //! Choosing and starting what the lab talks to: the bundled server in-process over real HTTP,
 //! any server by URL, or a `mcp-tutor serve --stdio` child. The wire itself is the checking
-//! client's (`crate::check::wire`); this module only adapts it to the lab's [`Link`].
+//! client's (`crate::client`); this module only adapts it to the lab's [`Link`].
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -19,9 +19,7 @@ use super::Args;
 use super::link::{BoxFut, Incoming, Link, Opened, Reply, Tx};
 use super::scenario::{ScenarioFile, Transport};
 use super::session::{Controls, ServerControl, TriggerTools};
-use crate::check::wire::{
-    HeaderEdits, HttpClient, Route, StdioClient, StdioSender, WireEvent, route,
-};
+use crate::client::{HeaderEdits, HttpClient, Route, StdioClient, StdioSender, WireEvent, route};
 
 #[derive(Debug, Clone)]
 pub enum Target {

@@ -17,7 +17,7 @@ use super::link::{Incoming, Link, Tx};
 use super::render::{Look, render};
 use super::step::{FilterAsk, HELP, ListKind, Step, Target};
 use super::timeline;
-use crate::check::wire::Route;
+use crate::client::Route;
 
 /// Where rendered events go: stdout, the REPL's external printer, or JSON lines.
 pub trait Sink: Send {
@@ -1204,7 +1204,7 @@ impl Lab {
 /// stdio demultiplexing: a tagged message by its tag, a response by its id, a server cancel by
 /// the request it names (STDIO §Receiving Messages).
 fn owner_by_content(message: &Value) -> Option<RequestId> {
-    match crate::check::wire::route(message) {
+    match crate::client::route(message) {
         Route::Response(id) | Route::Cancelled(id) => Some(id),
         Route::Subscription(tag) => RequestId::from_value(&tag),
         Route::Other => None,

@@ -75,63 +75,17 @@ impl FilterAsk {
 
     /// Short words for display: `tools prompts mock://notes/today`.
     pub fn words(&self) -> String {
-        let mut w: Vec<String> = Vec::new();
-        if self.tools {
-            w.push("tools".into());
-        }
-        if self.prompts {
-            w.push("prompts".into());
-        }
-        if self.resources {
-            w.push("resources".into());
-        }
-        w.extend(self.uris.iter().cloned());
-        if w.is_empty() {
-            "nothing".into()
-        } else {
-            w.join(" ")
-        }
+        self.to_filter().words()
     }
 
     /// The parts of `self` that `honoured` left out.
     pub fn missing_from(&self, honoured: &FilterAsk) -> Vec<String> {
-        let mut out = Vec::new();
-        if self.tools && !honoured.tools {
-            out.push("tools".to_owned());
-        }
-        if self.prompts && !honoured.prompts {
-            out.push("prompts".to_owned());
-        }
-        if self.resources && !honoured.resources {
-            out.push("resources".to_owned());
-        }
-        for u in &self.uris {
-            if !honoured.uris.contains(u) {
-                out.push(u.clone());
-            }
-        }
-        out
+        self.to_filter().missing_from(&honoured.to_filter())
     }
 
     /// Parts the acknowledgement claims that were never asked for.
     pub fn extra_in(&self, honoured: &FilterAsk) -> Vec<String> {
-        let asked = self;
-        let mut out = Vec::new();
-        if honoured.tools && !asked.tools {
-            out.push("tools".to_owned());
-        }
-        if honoured.prompts && !asked.prompts {
-            out.push("prompts".to_owned());
-        }
-        if honoured.resources && !asked.resources {
-            out.push("resources".to_owned());
-        }
-        for u in &honoured.uris {
-            if !asked.uris.contains(u) {
-                out.push(u.clone());
-            }
-        }
-        out
+        honoured.to_filter().missing_from(&self.to_filter())
     }
 }
 

@@ -8,7 +8,7 @@
 //! [`Rule::HonouredSubset`], information). Keep-alives never produce findings.
 //!
 //! ```
-//! use mcp_tutor::check::validator::{Event, Validator};
+//! use mock_server::validator::{Event, Validator};
 //! use mock_server::protocol::{self, RequestId, SubscriptionFilter};
 //! use serde_json::json;
 //!
@@ -24,11 +24,9 @@
 
 use std::time::Duration;
 
-use mock_server::protocol::{Message, NotificationKind, RequestId, SubscriptionFilter, method};
+use crate::protocol::{Message, NotificationKind, RequestId, SubscriptionFilter, method};
 use serde::Serialize;
 use serde_json::Value;
-
-use super::wire::WireEvent;
 
 /// How strongly the spec words a rule.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -384,30 +382,6 @@ pub enum Event {
         stream: Option<RequestId>,
         graceful: bool,
     },
-}
-
-impl Event {
-    /// The event a [`WireEvent`] stands for (`None` for `TransportError`: an `Ended` follows).
-    pub fn from_wire(stream: Option<&RequestId>, ev: &WireEvent) -> Option<Event> {
-        let stream = stream.cloned();
-        Some(match ev {
-            WireEvent::Frame { message, .. } => Event::Message {
-                stream,
-                message: message.clone(),
-            },
-            WireEvent::Malformed { raw, error } => Event::Malformed {
-                stream,
-                raw: raw.clone(),
-                error: error.clone(),
-            },
-            WireEvent::KeepAlive { .. } => Event::KeepAlive { stream },
-            WireEvent::TransportError { .. } => return None,
-            WireEvent::Ended { graceful } => Event::Ended {
-                stream,
-                graceful: *graceful,
-            },
-        })
-    }
 }
 
 /// What the validator knows about one subscription.

@@ -1,7 +1,7 @@
 //! The validator on hand-written event sequences (PROTOCOL.md §4.10, §4.11).
 
 use super::*;
-use mock_server::protocol::{self, NotificationKind as K, RequestId};
+use crate::protocol::{self, NotificationKind as K, RequestId};
 use serde_json::json;
 
 fn sid(s: &str) -> RequestId {
