@@ -61,7 +61,7 @@ fn bench(c: &mut Criterion) {
                             stream: Some(id.clone()),
                             message: serde_json::from_str::<Value>(&data).unwrap(),
                         },
-                        SseItem::Comment { .. } => Event::KeepAlive {
+                        SseItem::Comment { .. } | SseItem::Oversized { .. } => Event::KeepAlive {
                             stream: Some(id.clone()),
                         },
                     };

@@ -131,7 +131,25 @@ pub fn run(args: Args, _g: &Global) -> anyhow::Result<ExitCode> {
         write!(out, "{}", render_rules(args.json)?)?;
         return Ok(ExitCode::SUCCESS);
     }
-    let report = execute(&args)?;
+    let report = match execute(&args) {
+        Ok(report) => report,
+        Err(e) => match e.downcast_ref::<crate::client::Flood>() {
+            // A flood is the server failing, not check failing to run: exit 1 like a broken rule.
+            Some(flood) => {
+                if args.json {
+                    let json = serde_json::json!({"failed": "flooding", "flood": flood, "detail": flood.to_string()});
+                    writeln!(out, "{}", serde_json::to_string_pretty(&json)?)?;
+                } else {
+                    writeln!(
+                        out,
+                        "FAIL  {flood}\n      check stopped reading: no MCP server needs to send this fast"
+                    )?;
+                }
+                return Ok(ExitCode::from(1));
+            }
+            None => return Err(e),
+        },
+    };
     if args.json {
         writeln!(out, "{}", serde_json::to_string_pretty(&report.to_json())?)?;
     } else {

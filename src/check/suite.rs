@@ -711,6 +711,15 @@ impl HttpRun {
 /// Runs every check against the Streamable HTTP endpoint `url`.
 pub async fn run_http(url: &str, cfg: Config) -> anyhow::Result<Report> {
     let client = HttpClient::new(url)?.with_timeout(cfg.timeout);
+    let alarm = client.alarm().clone();
+    tokio::select! {
+        biased;
+        flood = alarm.raised() => Err(flood.into()),
+        report = http_checks(url, client, cfg) => report,
+    }
+}
+
+async fn http_checks(url: &str, client: HttpClient, cfg: Config) -> anyhow::Result<Report> {
     let mut run = HttpRun {
         client,
         cfg,
@@ -1196,6 +1205,15 @@ pub async fn run_stdio(cmd: &[String], cfg: Config) -> anyhow::Result<Report> {
     let mut command = tokio::process::Command::new(program);
     command.args(args);
     let client = StdioClient::spawn(command)?;
+    let alarm = client.alarm().clone();
+    tokio::select! {
+        biased;
+        flood = alarm.raised() => Err(flood.into()),
+        report = stdio_checks(cmd, client, cfg) => report,
+    }
+}
+
+async fn stdio_checks(cmd: &[String], client: StdioClient, cfg: Config) -> anyhow::Result<Report> {
     let mut run = StdioRun {
         client,
         cfg,

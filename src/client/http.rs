@@ -12,6 +12,7 @@ use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
+use super::bounds::{Alarm, CHANNEL_CAPACITY, FloodMeter, HeadTail, MAX_FRAME_BYTES, keep_text};
 use super::sse::{SseItem, SseParser};
 use super::{
     Exchange, HeaderEdits, RawRequest, RawResponse, WireEvent, is_response, standard_headers,
@@ -27,6 +28,7 @@ pub struct HttpClient {
     url: reqwest::Url,
     client: reqwest::Client,
     timeout: Duration,
+    alarm: Alarm,
 }
 
 impl HttpClient {
@@ -49,6 +51,7 @@ impl HttpClient {
             url: parsed,
             client,
             timeout: DEFAULT_TIMEOUT,
+            alarm: Alarm::default(),
         })
     }
 
@@ -64,6 +67,11 @@ impl HttpClient {
 
     pub fn timeout(&self) -> Duration {
         self.timeout
+    }
+
+    /// Raised when any reply or stream of this client (or its clones) floods.
+    pub fn alarm(&self) -> &Alarm {
+        &self.alarm
     }
 
     /// POSTs one message with the standard headers and reads the whole reply.
@@ -91,14 +99,16 @@ impl HttpClient {
         let work = async {
             let (request, resp) = self.start(http_method, body, headers).await?;
             let response = response_head(&resp);
-            let mut events = Vec::new();
+            let mut events = HeadTail::new();
             let mut text = String::new();
+            let mut left_out = 0;
             if response.is_sse() {
                 let mut parser = SseParser::new();
+                let mut meter = FloodMeter::new();
                 let mut bytes = resp.bytes_stream();
                 'read: while let Some(chunk) = bytes.next().await {
                     let chunk = chunk.context("the SSE reply broke off")?;
-                    text.push_str(&String::from_utf8_lossy(&chunk));
+                    keep_text(&mut text, &mut left_out, &String::from_utf8_lossy(&chunk));
                     for item in parser.push(&chunk) {
                         let ev = sse_event(item);
                         let done =
@@ -107,15 +117,27 @@ impl HttpClient {
                         if done {
                             break 'read;
                         }
+                        if meter.tick() {
+                            let flood = meter.flood(events.dropped());
+                            self.alarm.raise(flood.clone());
+                            return Err(anyhow::Error::new(flood));
+                        }
                     }
                 }
             } else {
-                let bytes = resp.bytes().await.context("the reply body broke off")?;
-                text = String::from_utf8_lossy(&bytes).into_owned();
+                let bytes = read_capped(resp)
+                    .await
+                    .context("the reply body broke off")?;
+                text = String::from_utf8_lossy(&bytes.0).into_owned();
+                left_out = bytes.1;
                 if !text.trim().is_empty() {
                     events.push(json_event(&text));
                 }
             }
+            if left_out > 0 {
+                text.push_str(&format!("\n… ({left_out} more bytes not kept)"));
+            }
+            let events = events.into_vec();
             Ok::<_, anyhow::Error>(Exchange {
                 request,
                 response,
@@ -167,9 +189,9 @@ impl HttpClient {
                     )
                 })??;
         let response = response_head(&resp);
-        let (tx, rx) = mpsc::unbounded_channel();
+        let (tx, rx) = mpsc::channel(CHANNEL_CAPACITY);
         let sse = response.is_sse();
-        let task = tokio::spawn(pump(resp, sse, tx));
+        let task = tokio::spawn(pump(resp, sse, tx, self.alarm.clone()));
         Ok(ListenStream {
             id,
             request,
@@ -248,6 +270,12 @@ fn response_head(resp: &reqwest::Response) -> RawResponse {
 fn sse_event(item: SseItem) -> WireEvent {
     match item {
         SseItem::Comment { raw } => WireEvent::KeepAlive { raw },
+        SseItem::Oversized { head, bytes } => WireEvent::Malformed {
+            raw: format!("{head}…"),
+            error: format!(
+                "an SSE event of {bytes}+ bytes, over the {MAX_FRAME_BYTES}-byte bound: dropped"
+            ),
+        },
         SseItem::Event { raw, data, .. } => match serde_json::from_str::<Value>(&data) {
             Ok(message) => WireEvent::Frame { raw, message },
             Err(e) => WireEvent::Malformed {
@@ -271,54 +299,99 @@ fn json_event(text: &str) -> WireEvent {
     }
 }
 
-/// Reads a response body in the background and forwards what it finds, as it arrives.
-async fn pump(resp: reqwest::Response, sse: bool, tx: mpsc::UnboundedSender<WireEvent>) {
+/// Reads a JSON body up to [`MAX_FRAME_BYTES`]; returns what was kept and how many bytes were not.
+async fn read_capped(resp: reqwest::Response) -> reqwest::Result<(Vec<u8>, usize)> {
+    let mut kept = Vec::new();
+    let mut left_out = 0;
+    let mut bytes = resp.bytes_stream();
+    while let Some(chunk) = bytes.next().await {
+        let chunk = chunk?;
+        let room = MAX_FRAME_BYTES.saturating_sub(kept.len());
+        let take = chunk.len().min(room);
+        kept.extend_from_slice(&chunk[..take]);
+        left_out += chunk.len() - take;
+    }
+    Ok((kept, left_out))
+}
+
+/// Reads a response body in the background and forwards what it finds, as it arrives. The
+/// channel is bounded, so a consumer that falls behind slows this reader (and, through TCP, the
+/// server); a flood ends the stream with a transport error that says so.
+async fn pump(resp: reqwest::Response, sse: bool, tx: mpsc::Sender<WireEvent>, alarm: Alarm) {
     if !sse {
-        let ev = match resp.bytes().await {
-            Ok(b) => {
+        let ev = match read_capped(resp).await {
+            Ok((b, left_out)) => {
                 let text = String::from_utf8_lossy(&b).into_owned();
-                if !text.trim().is_empty() {
-                    let _ = tx.send(json_event(&text));
+                if left_out > 0 {
+                    let _ = tx
+                        .send(WireEvent::Malformed {
+                            raw: text.chars().take(200).collect(),
+                            error: format!(
+                                "a reply of {} bytes, over the {MAX_FRAME_BYTES}-byte bound: dropped",
+                                b.len() + left_out
+                            ),
+                        })
+                        .await;
+                } else if !text.trim().is_empty() {
+                    let _ = tx.send(json_event(&text)).await;
                 }
                 WireEvent::Ended { graceful: true }
             }
             Err(e) => {
-                let _ = tx.send(WireEvent::TransportError {
-                    detail: error_chain(&e),
-                });
+                let _ = tx
+                    .send(WireEvent::TransportError {
+                        detail: error_chain(&e),
+                    })
+                    .await;
                 WireEvent::Ended { graceful: false }
             }
         };
-        let _ = tx.send(ev);
+        let _ = tx.send(ev).await;
         return;
     }
     let mut parser = SseParser::new();
+    let mut meter = FloodMeter::new();
     let mut bytes = resp.bytes_stream();
     while let Some(chunk) = bytes.next().await {
         match chunk {
             Ok(chunk) => {
                 for item in parser.push(&chunk) {
-                    if tx.send(sse_event(item)).is_err() {
+                    if meter.tick() {
+                        let flood = meter.flood(0);
+                        alarm.raise(flood.clone());
+                        let _ = tx
+                            .send(WireEvent::TransportError {
+                                detail: format!("{flood}; stopped reading this stream"),
+                            })
+                            .await;
+                        let _ = tx.send(WireEvent::Ended { graceful: false }).await;
+                        return; // dropping `bytes` closes the stream
+                    }
+                    if tx.send(sse_event(item)).await.is_err() {
                         return; // nobody listens any more: dropping `bytes` closes the stream
                     }
                 }
             }
             Err(e) => {
-                let _ = tx.send(WireEvent::TransportError {
-                    detail: error_chain(&e),
-                });
-                let _ = tx.send(WireEvent::Ended { graceful: false });
+                let _ = tx
+                    .send(WireEvent::TransportError {
+                        detail: error_chain(&e),
+                    })
+                    .await;
+                let _ = tx.send(WireEvent::Ended { graceful: false }).await;
                 return;
             }
         }
     }
     if let Some(rest) = parser.finish() {
-        let _ = tx.send(WireEvent::Malformed {
-            raw: rest,
-            error: "the stream ended in the middle of an SSE event".to_owned(),
-        });
+        let _ = tx
+            .send(WireEvent::Malformed {
+                raw: rest,
+                error: "the stream ended in the middle of an SSE event".to_owned(),
+            })
+            .await;
     }
-    let _ = tx.send(WireEvent::Ended { graceful: true });
+    let _ = tx.send(WireEvent::Ended { graceful: true }).await;
 }
 
 fn error_chain(e: &dyn std::error::Error) -> String {
@@ -339,7 +412,7 @@ pub struct ListenStream {
     pub id: RequestId,
     pub request: RawRequest,
     pub response: RawResponse,
-    rx: mpsc::UnboundedReceiver<WireEvent>,
+    rx: mpsc::Receiver<WireEvent>,
     task: JoinHandle<()>,
 }
 

@@ -20,10 +20,12 @@
 //! Every wait a caller makes on these is its own to bound (wrap in `tokio::time::timeout`);
 //! [`HttpClient::send`] bounds itself with the client's timeout.
 
+mod bounds;
 mod http;
 pub mod sse;
 mod stdio;
 
+pub use bounds::{Alarm, FLOOD_FRAMES_PER_SEC, Flood, MAX_FRAME_BYTES};
 pub use http::{DEFAULT_TIMEOUT, HttpClient, ListenStream};
 pub use stdio::{StdioClient, StdioSender};
 

@@ -12,6 +12,7 @@ use tokio::process::{Child, ChildStdin, Command};
 use tokio::sync::mpsc;
 
 use super::WireEvent;
+use super::bounds::{Alarm, CHANNEL_CAPACITY, FloodMeter, MAX_FRAME_BYTES};
 
 /// The writing half of a [`StdioClient`], cloneable so a REPL can write while another task reads.
 #[derive(Debug, Clone)]
@@ -57,8 +58,9 @@ impl StdioSender {
 pub struct StdioClient {
     child: Child,
     sender: StdioSender,
-    rx: mpsc::UnboundedReceiver<WireEvent>,
+    rx: mpsc::Receiver<WireEvent>,
     stderr: Arc<Mutex<String>>,
+    alarm: Alarm,
 }
 
 impl StdioClient {
@@ -75,8 +77,9 @@ impl StdioClient {
         let stdin = child.stdin.take().context("no stdin pipe")?;
         let stdout = child.stdout.take().context("no stdout pipe")?;
         let stderr_pipe = child.stderr.take().context("no stderr pipe")?;
-        let (tx, rx) = mpsc::unbounded_channel();
-        tokio::spawn(read_lines(stdout, tx));
+        let (tx, rx) = mpsc::channel(CHANNEL_CAPACITY);
+        let alarm = Alarm::default();
+        tokio::spawn(read_lines(stdout, tx, alarm.clone()));
         let stderr = Arc::new(Mutex::new(String::new()));
         let sink = stderr.clone();
         tokio::spawn(async move {
@@ -104,7 +107,13 @@ impl StdioClient {
             },
             rx,
             stderr,
+            alarm,
         })
+    }
+
+    /// Raised when the server floods its stdout.
+    pub fn alarm(&self) -> &Alarm {
+        &self.alarm
     }
 
     pub fn sender(&self) -> StdioSender {
@@ -147,19 +156,65 @@ impl StdioClient {
     }
 }
 
-async fn read_lines(stdout: tokio::process::ChildStdout, tx: mpsc::UnboundedSender<WireEvent>) {
-    let mut reader = BufReader::new(stdout);
-    let mut line = String::new();
+/// One line of at most [`MAX_FRAME_BYTES`] (without its newline); `Err(n)` for a longer line of
+/// `n` bytes, read to its end and dropped; `Ok(None)` at EOF.
+async fn read_bounded_line<R: AsyncBufReadExt + Unpin>(
+    reader: &mut R,
+    line: &mut Vec<u8>,
+) -> std::io::Result<Option<Result<(), usize>>> {
+    line.clear();
+    let mut total = 0usize;
     loop {
-        line.clear();
-        match reader.read_line(&mut line).await {
-            Ok(0) => {
-                let _ = tx.send(WireEvent::Ended { graceful: true });
+        let buf = reader.fill_buf().await?;
+        if buf.is_empty() {
+            return Ok((total > 0).then_some(if total > MAX_FRAME_BYTES {
+                Err(total)
+            } else {
+                Ok(())
+            }));
+        }
+        let (part, used, done) = match buf.iter().position(|&b| b == b'\n') {
+            Some(i) => (&buf[..i], i + 1, true),
+            None => (buf, buf.len(), false),
+        };
+        total += part.len();
+        if total <= MAX_FRAME_BYTES {
+            line.extend_from_slice(part);
+        } else {
+            line.clear();
+        }
+        reader.consume(used);
+        if done {
+            return Ok(Some(if total > MAX_FRAME_BYTES {
+                Err(total)
+            } else {
+                Ok(())
+            }));
+        }
+    }
+}
+
+/// Reads the server's stdout line by line into a bounded channel (a consumer that falls behind
+/// makes the server wait on its pipe); stops at a flood.
+async fn read_lines(
+    stdout: tokio::process::ChildStdout,
+    tx: mpsc::Sender<WireEvent>,
+    alarm: Alarm,
+) {
+    let mut reader = BufReader::new(stdout);
+    let mut line = Vec::new();
+    let mut meter = FloodMeter::new();
+    loop {
+        let ev = match read_bounded_line(&mut reader, &mut line).await {
+            Ok(None) => {
+                let _ = tx.send(WireEvent::Ended { graceful: true }).await;
                 return;
             }
-            Ok(_) => {
-                let raw = line.trim_end_matches(['\n', '\r']).to_owned();
-                let ev = match serde_json::from_str::<Value>(&raw) {
+            Ok(Some(Ok(()))) => {
+                let raw = String::from_utf8_lossy(&line)
+                    .trim_end_matches('\r')
+                    .to_owned();
+                match serde_json::from_str::<Value>(&raw) {
                     Ok(message) => WireEvent::Frame { raw, message },
                     Err(e) => WireEvent::Malformed {
                         error: format!(
@@ -167,18 +222,37 @@ async fn read_lines(stdout: tokio::process::ChildStdout, tx: mpsc::UnboundedSend
                         ),
                         raw,
                     },
-                };
-                if tx.send(ev).is_err() {
-                    return;
                 }
             }
+            Ok(Some(Err(n))) => WireEvent::Malformed {
+                raw: String::new(),
+                error: format!(
+                    "a line of {n} bytes, over the {MAX_FRAME_BYTES}-byte bound: dropped"
+                ),
+            },
             Err(e) => {
-                let _ = tx.send(WireEvent::TransportError {
-                    detail: e.to_string(),
-                });
-                let _ = tx.send(WireEvent::Ended { graceful: false });
+                let _ = tx
+                    .send(WireEvent::TransportError {
+                        detail: e.to_string(),
+                    })
+                    .await;
+                let _ = tx.send(WireEvent::Ended { graceful: false }).await;
                 return;
             }
+        };
+        if meter.tick() {
+            let flood = meter.flood(0);
+            alarm.raise(flood.clone());
+            let _ = tx
+                .send(WireEvent::TransportError {
+                    detail: format!("{flood}; stopped reading the server's stdout"),
+                })
+                .await;
+            let _ = tx.send(WireEvent::Ended { graceful: false }).await;
+            return;
+        }
+        if tx.send(ev).await.is_err() {
+            return;
         }
     }
 }
