@@ -4,6 +4,7 @@
 //! ([`mock_server::validator`]), both shared with the lab. [`suite`]: the checks this command
 //! runs; [`report`]: their PASS / FAIL / SKIP per rule.
 
+mod endpoint;
 pub mod report;
 pub mod suite;
 

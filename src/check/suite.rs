@@ -736,6 +736,9 @@ async fn http_checks(url: &str, client: HttpClient, cfg: Config) -> anyhow::Resu
             "server/discover to {url} failed; is an MCP 2026-07-28 server listening there?"
         ))
     })?;
+    if let Some(why) = super::endpoint::not_mcp(&run.client, &ex).await {
+        anyhow::bail!(why);
+    }
     run.report
         .add(judge_discover(Some(ex.response.status), ex.reply()));
 
@@ -1202,6 +1205,13 @@ pub async fn run_stdio(cmd: &[String], cfg: Config) -> anyhow::Result<Report> {
     let (program, args) = cmd
         .split_first()
         .ok_or_else(|| anyhow::anyhow!("--stdio needs the server command after `--`"))?;
+    // `mcp-tutor` means this very binary, so the README's example works from a clone before
+    // `cargo install` puts one on PATH.
+    let program = if program == "mcp-tutor" {
+        std::env::current_exe().map_or_else(|_| program.into(), |p| p.into_os_string())
+    } else {
+        program.into()
+    };
     let mut command = tokio::process::Command::new(program);
     command.args(args);
     let client = StdioClient::spawn(command)?;

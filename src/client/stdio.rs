@@ -71,9 +71,19 @@ impl StdioClient {
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::piped())
             .kill_on_drop(true);
-        let mut child = cmd
-            .spawn()
-            .with_context(|| format!("could not start the server {cmd:?}"))?;
+        let mut child = cmd.spawn().map_err(|e| {
+            let std = cmd.as_std();
+            let line: Vec<String> = std::iter::once(std.get_program())
+                .chain(std.get_args())
+                .map(|a| a.to_string_lossy().into_owned())
+                .collect();
+            let hint = if e.kind() == std::io::ErrorKind::NotFound {
+                " (is the program installed and on PATH? give its path, e.g. ./target/release/NAME)"
+            } else {
+                ""
+            };
+            anyhow!("could not start the server `{}`: {e}{hint}", line.join(" "))
+        })?;
         let stdin = child.stdin.take().context("no stdin pipe")?;
         let stdout = child.stdout.take().context("no stdout pipe")?;
         let stderr_pipe = child.stderr.take().context("no stderr pipe")?;

@@ -1,6 +1,8 @@
 //! `mcp-tutor check` against servers that are not what it expects: one that floods (an SSE
 //! reply that never ends, a listen stream sending as fast as it can, a stdio server writing
-//! lines forever). Each is a few lines of raw HTTP on loopback, so the test controls every byte.
+//! lines forever), a URL that is not an MCP endpoint (404, a web page, an older revision), a
+//! stdio command that cannot start. Each server is a few lines of raw HTTP on loopback, so the
+//! test controls every byte.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -13,6 +15,8 @@ use serde_json::{Value, json};
 enum Reply {
     /// `status`, `Content-Type: application/json`, `body`.
     Json(u16, String),
+    /// Any status, content type and body.
+    Raw(u16, &'static str, String),
     /// An SSE body that never ends: `frame` (one `data:` line's JSON) again and again.
     SseForever(String),
 }
@@ -57,6 +61,15 @@ fn connection(conn: TcpStream, handler: fn(&Value) -> Reply) {
             Reply::Json(status, body) => {
                 let head = format!(
                     "HTTP/1.1 {status} X\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+                    body.len()
+                );
+                if out.write_all(format!("{head}{body}").as_bytes()).is_err() {
+                    return;
+                }
+            }
+            Reply::Raw(status, content_type, body) => {
+                let head = format!(
+                    "HTTP/1.1 {status} X\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\n\r\n",
                     body.len()
                 );
                 if out.write_all(format!("{head}{body}").as_bytes()).is_err() {
@@ -193,4 +206,127 @@ fn the_flood_is_in_the_json_report_too() {
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["failed"], "flooding");
     assert!(v["flood"]["frames"].as_u64().unwrap() > 1000, "{v}");
+}
+
+/// Runs `check` with `args`; asserts it gave up with exit 2 and returns its stderr.
+fn cannot_check(args: &[&str]) -> String {
+    let out = mcp_tutor().arg("check").args(args).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "{stderr}\n{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert!(out.stdout.is_empty(), "no rule is judged: {stderr}");
+    stderr
+}
+
+#[test]
+fn a_wrong_path_is_named_as_a_404_not_twelve_failures() {
+    let url = serve(|_| Reply::Raw(404, "text/plain", "Not Found".into()));
+    let err = cannot_check(&["--timeout", "5", &url]);
+    assert!(
+        err.contains(&format!(
+            "HTTP 404 from {url} without a JSON-RPC reply: not an MCP endpoint — is the path /mcp?"
+        )),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_web_page_is_named_as_one() {
+    let url = serve(|_| {
+        Reply::Raw(
+            200,
+            "text/html; charset=utf-8",
+            "<!doctype html><title>Welcome</title>".into(),
+        )
+    });
+    let err = cannot_check(&["--timeout", "5", &url]);
+    assert!(
+        err.contains(&format!("HTTP 200 from {url} is a web page (text/html; charset=utf-8), not an MCP endpoint — is the path /mcp?")),
+        "{err}"
+    );
+}
+
+#[test]
+fn an_initialize_era_server_is_named_with_its_revision() {
+    // What a 2025-11-25 server says to a request before `initialize`, then to `initialize`.
+    let url = serve(|msg| {
+        match msg["method"].as_str() {
+        Some("initialize") => result(
+            msg,
+            json!({"protocolVersion": "2025-11-25", "capabilities": {}, "serverInfo": {"name": "old", "version": "1"}}),
+        ),
+        _ => Reply::Json(
+            400,
+            json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32000, "message": "Bad Request: Server not initialized"}})
+                .to_string(),
+        ),
+    }
+    });
+    let err = cannot_check(&["--timeout", "5", &url]);
+    assert!(err.contains("this server speaks 2025-11-25"), "{err}");
+}
+
+#[test]
+fn a_server_that_refuses_our_revision_is_named_with_its_own() {
+    let url = serve(|msg| {
+        Reply::Json(
+            400,
+            json!({"jsonrpc": "2.0", "id": msg["id"], "error": {"code": -32022, "message": "unsupported",
+                   "data": {"supported": ["2025-11-25"], "requested": "2026-07-28"}}})
+            .to_string(),
+        )
+    });
+    let err = cannot_check(&["--timeout", "5", &url]);
+    assert!(
+        err.contains("this server speaks 2025-11-25, not 2026-07-28"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_stdio_command_that_cannot_start_says_so_in_words() {
+    let err = cannot_check(&["--stdio", "--", "mcp-tutor-no-such-program", "serve"]);
+    assert!(
+        err.contains("could not start the server `mcp-tutor-no-such-program serve`: "),
+        "{err}"
+    );
+    assert!(
+        err.contains("is the program installed and on PATH?"),
+        "{err}"
+    );
+    assert!(!err.contains("Command {"), "no Debug dump: {err}");
+}
+
+#[test]
+fn the_readme_stdio_example_works_before_cargo_install() {
+    // `mcp-tutor` as the command is this very binary, even when none is on PATH.
+    let out = mcp_tutor()
+        .env("PATH", "/nonexistent")
+        .args([
+            "check",
+            "--stdio",
+            "--timeout",
+            "2",
+            "--",
+            "mcp-tutor",
+            "serve",
+            "--stdio",
+        ])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.trim_end().ends_with(" 0 failed, 10 skipped"),
+        "{stdout}"
+    );
 }
