@@ -168,7 +168,7 @@ pub fn run(args: Args, _g: &Global) -> anyhow::Result<ExitCode> {
 pub fn render_rules(json: bool) -> anyhow::Result<String> {
     use mock_server::validator::{Level, Rule};
     if json {
-        let rules: Vec<_> = Rule::ALL
+        let rules: Vec<_> = Rule::all()
             .iter()
             .map(|r| {
                 serde_json::json!({"rule": r.name(), "level": r.level(), "title": r.title(), "spec": r.spec()})
@@ -177,7 +177,7 @@ pub fn render_rules(json: bool) -> anyhow::Result<String> {
         return Ok(format!("{}\n", serde_json::to_string_pretty(&rules)?));
     }
     let mut s = String::new();
-    for r in Rule::ALL {
+    for &r in Rule::all() {
         let level = match r.level() {
             Level::Must => "MUST",
             Level::Should => "SHOULD",
@@ -274,7 +274,7 @@ mod tests {
         insta::assert_snapshot!(text);
         let (p, f, s) = r.counts();
         assert_eq!((p, f), (3, 2));
-        assert_eq!(p + f + s, Rule::ALL.len());
+        assert_eq!(p + f + s, Rule::all().len());
         assert!(text.ends_with(&format!("3 passed, 2 failed, {s} skipped\n")));
         assert!(text.contains("got HTTP 400 [a SHOULD, not a MUST]\n"));
     }
@@ -286,7 +286,7 @@ mod tests {
         r.add(Finding::pass(Rule::AckFirst, "fine once"));
         let doc = r.to_json();
         let rules = doc["rules"].as_array().unwrap();
-        assert_eq!(rules.len(), Rule::ALL.len());
+        assert_eq!(rules.len(), Rule::all().len());
         let ack = rules.iter().find(|x| x["rule"] == "ack-first").unwrap();
         assert_eq!(ack["status"], "FAIL");
         assert_eq!(ack["failures"][0], "late");

@@ -214,7 +214,7 @@ async fn stdio_checks(cmd: &[String], client: StdioClient, cfg: Config) -> anyho
         frames: 0,
         ended: false,
     };
-    for rule in Rule::ALL.into_iter().filter(|r| r.http_only()) {
+    for rule in Rule::all().iter().copied().filter(|r| r.http_only()) {
         run.report.skip(
             rule,
             "HTTP only: stdio has no header layer (STDIO §Request Metadata)",
