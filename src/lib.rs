@@ -5,19 +5,15 @@
 
 pub mod card;
 pub mod check;
-pub mod cli;
 pub mod client;
+pub mod commands;
 pub mod deck;
-pub mod decks_cmd;
 pub mod global;
-pub mod grade_cmd;
 pub mod grader;
 pub mod lab;
 pub mod paths;
-pub mod progress_cmd;
 pub mod quiz;
 pub mod scheduler;
-pub mod serve;
 pub mod stats;
 pub mod store;
 pub mod term;

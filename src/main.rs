@@ -1,12 +1,12 @@
 use std::process::ExitCode;
 
 use clap::Parser;
-use mcp_tutor::{cli, term};
+use mcp_tutor::{commands, term};
 
 fn main() -> ExitCode {
-    let cli = cli::Cli::parse();
+    let cli = commands::Cli::parse();
     term::init(cli.global.color, cli.global.plain);
-    match cli::run(cli) {
+    match commands::run(cli) {
         Ok(code) => code,
         Err(err) => {
             term::print_error(&err);
