@@ -4,9 +4,9 @@
 //! Run with `cargo bench --bench check`.
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use mcp_tutor::check::sse::{SseItem, SseParser};
-use mcp_tutor::check::validator::{Event, Validator};
+use mcp_tutor::client::sse::{SseItem, SseParser};
 use mock_server::protocol::{self, NotificationKind, RequestId, SubscriptionFilter};
+use mock_server::validator::{Event, Validator};
 use serde_json::Value;
 
 const FRAMES: usize = 1000;
@@ -61,7 +61,7 @@ fn bench(c: &mut Criterion) {
                             stream: Some(id.clone()),
                             message: serde_json::from_str::<Value>(&data).unwrap(),
                         },
-                        SseItem::Comment { .. } => Event::KeepAlive {
+                        SseItem::Comment { .. } | SseItem::Oversized { .. } => Event::KeepAlive {
                             stream: Some(id.clone()),
                         },
                     };

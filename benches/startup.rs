@@ -12,7 +12,7 @@ use std::process::{Command, Stdio};
 use chrono::{Duration, Utc};
 use clap::Parser;
 use criterion::{Criterion, criterion_group, criterion_main};
-use mcp_tutor::cli::{Cli, Command as Sub};
+use mcp_tutor::commands::{Cli, Command as Sub};
 use mcp_tutor::deck::Library;
 use mcp_tutor::grader::Rating;
 use mcp_tutor::store::{Mode, NewReview, Store};

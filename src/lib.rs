@@ -5,23 +5,18 @@
 
 pub mod card;
 pub mod check;
-pub mod cli;
-pub mod completions;
+pub mod client;
+pub mod commands;
 pub mod deck;
-pub mod decks_cmd;
 pub mod eval;
 pub mod eval_report;
 pub mod global;
-pub mod grade_cmd;
 pub mod grader;
 pub mod lab;
 pub mod paths;
-pub mod progress_cmd;
 pub mod quiz;
 pub mod rules_doc;
 pub mod scheduler;
-pub mod serve;
 pub mod stats;
 pub mod store;
 pub mod term;
-pub mod why_cmd;

@@ -1,13 +1,13 @@
 use std::process::ExitCode;
 
 use clap::Parser;
-use mcp_tutor::{cli, term};
+use mcp_tutor::{commands, term};
 
 fn main() -> ExitCode {
     term::end_quietly_when_reader_leaves();
-    let cli = cli::Cli::parse();
+    let cli = commands::Cli::parse();
     term::init(cli.global.color, cli.global.plain, cli.global.width);
-    match cli::run(cli) {
+    match commands::run(cli) {
         Ok(code) => code,
         Err(_) if term::stdout_reader_gone() => ExitCode::from(term::READER_GONE),
         Err(err) => {

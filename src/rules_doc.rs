@@ -305,7 +305,7 @@ mod tests {
 
     #[test]
     fn every_check_rule_and_fault_points_into_the_document() {
-        for rule in crate::check::validator::Rule::ALL {
+        for rule in mock_server::validator::Rule::all() {
             assert!(
                 doc().rule(rule.name()).is_some(),
                 "check rule {} has no entry in docs/rules.md",

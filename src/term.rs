@@ -293,6 +293,8 @@ pub fn stdout_reader_gone() -> bool {
             revents: 0,
         };
         // SAFETY: one valid pollfd, zero timeout; poll only writes `revents`.
+        // SAFETY: a plain libc call on a stack value we own; no pointer outlives it.
+        #[allow(unsafe_code)]
         let ready = unsafe { libc::poll(&raw mut fd, 1, 0) };
         ready == 1 && fd.revents & (libc::POLLERR | libc::POLLHUP) != 0
     }

@@ -51,6 +51,7 @@ mod hub;
 mod methods;
 pub mod protocol;
 mod stdio;
+pub mod validator;
 
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::sync::Arc;

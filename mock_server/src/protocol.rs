@@ -620,6 +620,42 @@ impl SubscriptionFilter {
     }
 
     /// True when nothing is subscribed (all absent, false or an empty URI list).
+    /// The parts asked for, as the lab's `listen` step writes them: `tools`, `prompts`,
+    /// `resources`, then each URI.
+    pub fn parts(&self) -> Vec<String> {
+        let mut w: Vec<String> = Vec::new();
+        for (on, word) in [
+            (self.wants_tools(), "tools"),
+            (self.wants_prompts(), "prompts"),
+            (self.wants_resources_list(), "resources"),
+        ] {
+            if on {
+                w.push(word.to_owned());
+            }
+        }
+        w.extend(self.uris().iter().cloned());
+        w
+    }
+
+    /// [`SubscriptionFilter::parts`] in one line, `nothing` when empty.
+    pub fn words(&self) -> String {
+        let w = self.parts();
+        if w.is_empty() {
+            "nothing".to_owned()
+        } else {
+            w.join(" ")
+        }
+    }
+
+    /// The parts of `self` that `other` leaves out (what an acknowledgement did not honour).
+    pub fn missing_from(&self, other: &SubscriptionFilter) -> Vec<String> {
+        let theirs = other.parts();
+        self.parts()
+            .into_iter()
+            .filter(|p| !theirs.contains(p))
+            .collect()
+    }
+
     pub fn is_empty(&self) -> bool {
         !self.wants_tools()
             && !self.wants_prompts()
@@ -965,6 +1001,23 @@ pub fn accept_lists_both(accept: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_filter_in_words_and_what_another_leaves_out() {
+        let asked = SubscriptionFilter::all(&["mock://a", "mock://b"]);
+        assert_eq!(asked.words(), "tools prompts resources mock://a mock://b");
+        assert_eq!(SubscriptionFilter::default().words(), "nothing");
+        let honoured = SubscriptionFilter {
+            tools_list_changed: Some(true),
+            resource_subscriptions: Some(vec!["mock://a".into(), "mock://x".into()]),
+            ..Default::default()
+        };
+        assert_eq!(
+            asked.missing_from(&honoured),
+            ["prompts", "resources", "mock://b"]
+        );
+        assert_eq!(honoured.missing_from(&asked), ["mock://x"]);
+    }
 
     #[test]
     fn request_id_keeps_its_json_type() {

@@ -63,14 +63,14 @@ async fn each_http_fault_breaks_exactly_its_rule() {
         (Fault::NoAck, &["ack-first"]),
         (Fault::LateAck, &[]),
         (Fault::NotifyBeforeAck, &["ack-first"]),
-        (Fault::Untagged, &["tagged"]),
-        (Fault::WrongSubscriptionId, &["tag-value"]),
-        (Fault::IdTypeChanged, &["tag-type"]),
-        (Fault::FilterIgnored, &["filter"]),
-        (Fault::AckOverclaims, &["acked-delivered"]),
+        (Fault::Untagged, &["tag-present"]),
+        (Fault::WrongSubscriptionId, &["tag-matches-id"]),
+        (Fault::IdTypeChanged, &["tag-matches-id"]),
+        (Fault::FilterIgnored, &["only-requested-types"]),
+        (Fault::AckOverclaims, &["acked-types-delivered"]),
         (Fault::AbruptClose, &["graceful-close"]),
-        (Fault::CloseWithoutTag, &["result-shape"]),
-        (Fault::LogOnListen, &["no-log"]),
+        (Fault::CloseWithoutTag, &["close-result-shape"]),
+        (Fault::LogOnListen, &["no-progress-or-message"]),
     ];
     for (fault, rules) in expected {
         let (msgs, v) = http_run(&[fault], 7.into()).await;
@@ -88,7 +88,7 @@ async fn fault_details_match_their_documentation() {
     );
     // id-type-changed flips a string id to a number too.
     let (msgs, v) = http_run(&[Fault::IdTypeChanged], "7".into()).await;
-    assert_eq!(v, set(&["tag-type"]));
+    assert_eq!(v, set(&["tag-matches-id"]));
     assert!(
         msgs.iter()
             .any(|m| m["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"] == 7)

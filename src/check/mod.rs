@@ -1,23 +1,12 @@
 //! `mcp-tutor check`: the checking client pointed at any MCP 2026-07-28 server.
 //!
-//! The library parts are what the lab builds on (keep these names stable):
-//! - [`wire`]: [`wire::HttpClient`] (`new(url)`, `send`, `send_with` + [`wire::HeaderEdits`],
-//!   `send_raw`, `listen` → [`wire::ListenStream`] yielding [`wire::WireEvent`]s; `cancel()` /
-//!   drop closes the stream = the HTTP client cancel) and [`wire::StdioClient`] (`spawn`, `send`,
-//!   `listen`, `cancel` = `notifications/cancelled`, `next`, [`wire::route`] to demultiplex).
-//!   Every exchange keeps the raw request and response ([`wire::RawRequest`],
-//!   [`wire::RawResponse`]) for a `wire on` view.
-//! - [`sse`]: the incremental SSE parser that keeps raw frames and keep-alive comment lines.
-//! - [`validator`]: [`validator::Validator::observe`] judges each [`validator::Event`] against
-//!   docs/rules.md and returns [`validator::Finding`]s naming a [`validator::Rule`] (with
-//!   `name()`, `title()`, `spec()`, `level()`).
-//! - [`suite`]: the checks this command runs; [`report`]: their PASS / FAIL / SKIP per rule.
+//! It speaks through the client library ([`crate::client`]) and judges with the validator
+//! ([`mock_server::validator`]), both shared with the lab. [`suite`]: the checks this command
+//! runs; [`report`]: their PASS / FAIL / SKIP per rule.
 
+mod endpoint;
 pub mod report;
-pub mod sse;
 pub mod suite;
-pub mod validator;
-pub mod wire;
 
 use std::io::Write as _;
 use std::process::ExitCode;
@@ -143,7 +132,25 @@ pub fn run(args: Args, _g: &Global) -> anyhow::Result<ExitCode> {
         write!(out, "{}", render_rules(args.json)?)?;
         return Ok(ExitCode::SUCCESS);
     }
-    let report = execute(&args)?;
+    let report = match execute(&args) {
+        Ok(report) => report,
+        Err(e) => match e.downcast_ref::<crate::client::Flood>() {
+            // A flood is the server failing, not check failing to run: exit 1 like a broken rule.
+            Some(flood) => {
+                if args.json {
+                    let json = serde_json::json!({"failed": "flooding", "flood": flood, "detail": flood.to_string()});
+                    writeln!(out, "{}", serde_json::to_string_pretty(&json)?)?;
+                } else {
+                    writeln!(
+                        out,
+                        "FAIL  {flood}\n      check stopped reading: no MCP server needs to send this fast"
+                    )?;
+                }
+                return Ok(ExitCode::from(1));
+            }
+            None => return Err(e),
+        },
+    };
     if args.json {
         writeln!(out, "{}", serde_json::to_string_pretty(&report.to_json())?)?;
     } else {
@@ -161,9 +168,9 @@ pub fn run(args: Args, _g: &Global) -> anyhow::Result<ExitCode> {
 
 /// `--list-rules`: every rule with its level, meaning and spec reference.
 pub fn render_rules(json: bool) -> anyhow::Result<String> {
-    use validator::{Level, Rule};
+    use mock_server::validator::{Level, Rule};
     if json {
-        let rules: Vec<_> = Rule::ALL
+        let rules: Vec<_> = Rule::all()
             .iter()
             .map(|r| {
                 serde_json::json!({"rule": r.name(), "level": r.level(), "title": r.title(), "spec": r.spec()})
@@ -172,7 +179,7 @@ pub fn render_rules(json: bool) -> anyhow::Result<String> {
         return Ok(format!("{}\n", serde_json::to_string_pretty(&rules)?));
     }
     let mut s = String::new();
-    for r in Rule::ALL {
+    for &r in Rule::all() {
         let level = match r.level() {
             Level::Must => "MUST",
             Level::Should => "SHOULD",
@@ -208,7 +215,8 @@ pub fn render_text(report: &Report) -> String {
             Status::Fail => {
                 let more = o.failures.len().saturating_sub(1);
                 s.push_str(&format!(" — {}", o.detail));
-                if o.level == validator::Level::Should && !o.detail.contains("SHOULD") {
+                if o.level == mock_server::validator::Level::Should && !o.detail.contains("SHOULD")
+                {
                     s.push_str(" [a SHOULD, not a MUST]");
                 }
                 if more > 0 {
@@ -240,7 +248,7 @@ pub fn render_text(report: &Report) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use validator::{Finding, Rule};
+    use mock_server::validator::{Finding, Rule};
 
     /// The text layout scripts parse (peers' CI reads rule lines and the summary line).
     #[test]
@@ -268,7 +276,7 @@ mod tests {
         insta::assert_snapshot!(text);
         let (p, f, s) = r.counts();
         assert_eq!((p, f), (3, 2));
-        assert_eq!(p + f + s, Rule::ALL.len());
+        assert_eq!(p + f + s, Rule::all().len());
         assert!(text.ends_with(&format!("3 passed, 2 failed, {s} skipped\n")));
         assert!(text.contains("got HTTP 400 [a SHOULD, not a MUST]\n"));
     }
@@ -280,7 +288,7 @@ mod tests {
         r.add(Finding::pass(Rule::AckFirst, "fine once"));
         let doc = r.to_json();
         let rules = doc["rules"].as_array().unwrap();
-        assert_eq!(rules.len(), Rule::ALL.len());
+        assert_eq!(rules.len(), Rule::all().len());
         let ack = rules.iter().find(|x| x["rule"] == "ack-first").unwrap();
         assert_eq!(ack["status"], "FAIL");
         assert_eq!(ack["failures"][0], "late");

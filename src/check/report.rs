@@ -3,7 +3,7 @@
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use super::validator::{Finding, Level, Rule};
+use mock_server::validator::{Finding, Level, Rule};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "UPPERCASE")]
@@ -76,9 +76,9 @@ impl Report {
         self.findings.iter().any(|f| f.rule == rule && !f.ok)
     }
 
-    /// One outcome per rule, in [`Rule::ALL`] order.
+    /// One outcome per rule, in [`Rule::all`] order.
     pub fn outcomes(&self) -> Vec<RuleOutcome> {
-        Rule::ALL
+        Rule::all()
             .iter()
             .map(|&rule| {
                 let mut failures = Vec::new();

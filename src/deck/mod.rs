@@ -91,10 +91,10 @@ impl Library {
     /// decks folder (`paths::user_decks_dir()`) when it exists.
     pub fn load(deck_dirs: &[PathBuf]) -> Library {
         let mut dirs = deck_dirs.to_vec();
-        if let Some(user) = crate::paths::user_decks_dir().filter(|u| u.is_dir()) {
-            if !dirs.contains(&user) {
-                dirs.push(user);
-            }
+        if let Some(user) = crate::paths::user_decks_dir().filter(|u| u.is_dir())
+            && !dirs.contains(&user)
+        {
+            dirs.push(user);
         }
         Library::from_dirs(&dirs, true)
     }

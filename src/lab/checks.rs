@@ -7,7 +7,7 @@ use mock_server::protocol::{RequestId, SubscriptionFilter};
 use serde_json::Value;
 
 use super::event::Verdict;
-use crate::check::validator::{Event, Finding, Validator};
+use mock_server::validator::{Event, Finding, Validator};
 
 /// Feeds the validator what the lab client sent and what came back. `stream` is the HTTP
 /// listen stream a frame arrived on; `None` means the shared stdio channel.

@@ -1,7 +1,7 @@
 //! Choosing and starting what the lab talks to: the bundled server (started in this process,
 //! reached only over real HTTP like any other),
 //! any server by URL, or a `mcp-tutor serve --stdio` child. The wire itself is the checking
-//! client's (`crate::check::wire`); this module only adapts it to the lab's [`Link`].
+//! client's (`crate::client`); this module only adapts it to the lab's [`Link`].
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -19,7 +19,7 @@ use tokio::task::JoinHandle;
 use super::Args;
 use super::link::{BoxFut, FloodGuard, Incoming, Link, Opened, Reply, Tx};
 use super::scenario::{ScenarioFile, Transport};
-use crate::check::wire::{
+use crate::client::{
     HeaderEdits, HttpClient, Route, StdioClient, StdioSender, WireEvent, route,
 };
 

@@ -13,7 +13,7 @@ use super::event::{EndKind, Event, Verdict, kind_of, show_id};
 use super::link::Incoming;
 use super::step::FilterAsk;
 use super::summary::summarise;
-use crate::check::wire::Route;
+use crate::client::Route;
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum SubState {
@@ -595,7 +595,7 @@ impl State {
 /// stdio demultiplexing: a tagged message by its tag, a response by its id, a server cancel by
 /// the request it names (STDIO §Receiving Messages).
 fn owner_by_content(message: &Value) -> Option<RequestId> {
-    match crate::check::wire::route(message) {
+    match crate::client::route(message) {
         Route::Response(id) | Route::Cancelled(id) => Some(id),
         Route::Subscription(tag) => RequestId::from_value(&tag),
         Route::Other => None,

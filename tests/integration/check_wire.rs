@@ -3,9 +3,9 @@
 
 use std::time::Duration;
 
-use mcp_tutor::check::validator::{Event, Rule, Validator};
-use mcp_tutor::check::wire::{HeaderEdits, HttpClient, ListenStream, WireEvent};
+use mcp_tutor::client::{HeaderEdits, HttpClient, ListenStream, WireEvent};
 use mock_server::protocol::{self, NotificationKind, RequestId, SubscriptionFilter, method};
+use mock_server::validator::{Event, Rule, Validator};
 use mock_server::{Config, start_http};
 use serde_json::json;
 
@@ -73,7 +73,7 @@ async fn a_listen_stream_shows_every_frame_raw_and_ends_with_its_result() {
         unreachable!()
     };
     assert!(raw.starts_with("data: {"), "{raw}");
-    let mut fs = v.observe(&Event::from_wire(Some(&id), &ack).unwrap());
+    let mut fs = v.observe(&ack.to_event(Some(&id)).unwrap());
 
     // Idle: keep-alive comment lines arrive, and the validator ignores them.
     let ka = loop {
@@ -85,17 +85,14 @@ async fn a_listen_stream_shows_every_frame_raw_and_ends_with_its_result() {
         unreachable!()
     };
     assert!(raw.starts_with(':'));
-    assert!(
-        v.observe(&Event::from_wire(Some(&id), &ka).unwrap())
-            .is_empty()
-    );
+    assert!(v.observe(&ka.to_event(Some(&id)).unwrap()).is_empty());
 
     server
         .control
         .trigger(NotificationKind::ToolsListChanged, None);
     let change = next_frame(&mut s).await;
     assert_eq!(method_of(&change), Some(method::TOOLS_LIST_CHANGED));
-    fs.extend(v.observe(&Event::from_wire(Some(&id), &change).unwrap()));
+    fs.extend(v.observe(&change.to_event(Some(&id)).unwrap()));
 
     assert!(server.control.close(&id));
     let result = next_frame(&mut s).await;
@@ -103,10 +100,10 @@ async fn a_listen_stream_shows_every_frame_raw_and_ends_with_its_result() {
         panic!("{result:?}")
     };
     assert_eq!(message, &mock_server::close_result(&id));
-    fs.extend(v.observe(&Event::from_wire(Some(&id), &result).unwrap()));
+    fs.extend(v.observe(&result.to_event(Some(&id)).unwrap()));
     let end = next_frame(&mut s).await;
     assert_eq!(end, WireEvent::Ended { graceful: true });
-    fs.extend(v.observe(&Event::from_wire(Some(&id), &end).unwrap()));
+    fs.extend(v.observe(&end.to_event(Some(&id)).unwrap()));
     assert!(
         tokio::time::timeout(WAIT, s.next())
             .await

@@ -1,6 +1,7 @@
 //! One integration-test binary (like `just`): each module drives the real `mcp-tutor` binary.
 
 mod check;
+mod check_hostile;
 mod check_wire;
 mod decks;
 mod grade;

@@ -161,6 +161,8 @@ fn fd_limit() -> Option<u64> {
         rlim_max: 0,
     };
     // SAFETY: getrlimit writes into the struct we own and reads nothing else.
+    // SAFETY: a plain libc call on a stack value we own; no pointer outlives it.
+    #[allow(unsafe_code)]
     let rc = unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut rl) };
     // rlim_t is u64 on Linux but not on every unix.
     #[allow(clippy::unnecessary_cast)]

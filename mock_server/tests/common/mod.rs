@@ -1,5 +1,6 @@
-//! Test helpers: a real HTTP client over loopback, an SSE reader, and a small checker that names
-//! which subscription rules a transcript breaks (so fault tests can say "this rule, and only it").
+//! Test helpers: a real HTTP client over loopback, an SSE reader, and [`violations`], which names
+//! the subscription rules a transcript breaks with the shared validator (so fault tests can say
+//! "this rule, and only it").
 #![allow(dead_code)]
 
 use std::collections::{BTreeSet, VecDeque};
@@ -10,6 +11,7 @@ use futures_util::{Stream, StreamExt};
 use mock_server::protocol::{
     self, Message, NotificationKind, RequestId, SubscriptionFilter, header as h, method,
 };
+use mock_server::validator::{Event, Rule, Validator};
 use mock_server::{Config, Control, RunningServer, start_http};
 use serde_json::{Value, json};
 
@@ -289,10 +291,11 @@ pub enum Ending {
     ClientCancelled(usize),
 }
 
-/// The rules (docs/rules.md ids) this transcript breaks, by short name:
-/// `ack-first`, `tagged`, `tag-value`, `tag-type`, `filter`, `acked-delivered`, `no-log`,
-/// `result-shape`, `graceful-close`, `nothing-after-cancel`.
-/// `msgs` are the messages of ONE subscription in order (stdio callers pre-filter by tag/id).
+/// The rules this transcript of ONE subscription breaks, by their `check` names
+/// (`mock_server::validator::Rule::name`). `msgs` are that subscription's messages in order
+/// (stdio callers pre-filter by tag/id). The judging is the shared validator's, the one `check`
+/// and the lab use; only `acked-types-delivered`, which needs to know what was triggered, is
+/// judged here.
 pub fn violations(
     id: &RequestId,
     requested: &SubscriptionFilter,
@@ -301,70 +304,40 @@ pub fn violations(
     ending: Ending,
     broke_off: bool,
 ) -> BTreeSet<&'static str> {
-    let mut v = BTreeSet::new();
-    let classified: Vec<Message> = msgs.iter().map(Message::classify).collect();
-    let cutoff = match ending {
-        Ending::ClientCancelled(i) => {
-            if classified.len() > i {
-                v.insert("nothing-after-cancel");
-            }
-            i.min(classified.len())
+    let mut validator = Validator::new();
+    let stream = Some(id.clone());
+    let filter = serde_json::to_value(requested).unwrap_or(Value::Null);
+    let mut findings = validator.observe(&Event::ListenSent {
+        id: id.clone(),
+        filter,
+    });
+    for (i, m) in msgs.iter().enumerate() {
+        if ending == Ending::ClientCancelled(i) {
+            findings.extend(validator.observe(&Event::ClientCancelled { id: id.clone() }));
         }
-        Ending::ServerClosed => classified.len(),
-    };
-    let msgs = &classified[..cutoff];
-    let ack = msgs
+        findings.extend(validator.observe(&Event::Message {
+            stream: stream.clone(),
+            message: m.clone(),
+        }));
+    }
+    if ending == Ending::ClientCancelled(msgs.len()) {
+        findings.extend(validator.observe(&Event::ClientCancelled { id: id.clone() }));
+    }
+    findings.extend(validator.observe(&Event::Ended {
+        stream,
+        graceful: !broke_off,
+    }));
+    let mut v: BTreeSet<&'static str> = findings
         .iter()
-        .find(|m| m.method() == Some(method::SUBSCRIPTIONS_ACKNOWLEDGED));
-    if msgs
-        .first()
-        .is_some_and(|m| m.method() != Some(method::SUBSCRIPTIONS_ACKNOWLEDGED))
-        || (ack.is_none() && !msgs.is_empty())
-    {
-        v.insert("ack-first");
-    }
-    let acked: Option<SubscriptionFilter> =
-        ack.and_then(|a| serde_json::from_value(a.params()?.get("notifications")?.clone()).ok());
-    for m in msgs {
-        if let Message::Notification { method: meth, .. } = m {
-            match m.subscription_tag() {
-                None => {
-                    v.insert("tagged");
-                }
-                Some(tag) if *tag == id.to_value() => {}
-                Some(tag) => {
-                    let same_text = match tag {
-                        Value::String(s) => *s == id.to_string().trim_matches('"'),
-                        Value::Number(n) => n.to_string() == id.to_string().trim_matches('"'),
-                        _ => false,
-                    };
-                    v.insert(if same_text { "tag-type" } else { "tag-value" });
-                }
-            }
-            if meth == method::MESSAGE || meth == method::PROGRESS {
-                v.insert("no-log");
-                continue;
-            }
-            if let Some(kind) = NotificationKind::from_method(meth) {
-                let uri = m
-                    .params()
-                    .and_then(|p| p.get("uri"))
-                    .and_then(Value::as_str);
-                let ok =
-                    requested.wants(kind, uri) && acked.as_ref().is_none_or(|a| a.wants(kind, uri));
-                if !ok {
-                    v.insert("filter");
-                }
-            }
-        }
-        if m.is_request() {
-            v.insert("no-log");
-        }
-    }
+        .filter(|f| !f.ok)
+        .map(|f| f.rule.name())
+        .collect();
+    let acked = validator.subscription(id).and_then(|s| s.acked.clone());
     if let Some(a) = &acked {
+        let classified: Vec<Message> = msgs.iter().map(Message::classify).collect();
         for t in triggered {
             if a.wants(t.kind, t.uri.as_deref()) && requested.wants(t.kind, t.uri.as_deref()) {
-                let arrived = msgs.iter().any(|m| {
+                let arrived = classified.iter().any(|m| {
                     m.method() == Some(t.kind.method())
                         && (t.kind != NotificationKind::ResourceUpdated
                             || m.params()
@@ -373,29 +346,10 @@ pub fn violations(
                                 == t.uri.as_deref())
                 });
                 if !arrived {
-                    v.insert("acked-delivered");
+                    v.insert(Rule::AckedTypesDelivered.name());
                 }
             }
         }
-    }
-    let result = msgs.iter().find(|m| m.is_response());
-    match (ending, result) {
-        (_, Some(r)) => {
-            let ok = r.id() == Some(id)
-                && r.result()
-                    .is_some_and(|res| res["resultType"] == "complete")
-                && r.is_tagged_with(id);
-            if !ok {
-                v.insert("result-shape");
-            }
-        }
-        (Ending::ServerClosed, None) => {
-            v.insert("graceful-close");
-        }
-        (Ending::ClientCancelled(_), None) => {}
-    }
-    if ending == Ending::ServerClosed && broke_off && result.is_some() {
-        v.insert("graceful-close");
     }
     v
 }

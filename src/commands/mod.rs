@@ -1,4 +1,13 @@
-//! The command line: global options and one subcommand per job.
+//! The command line: one subcommand per job. The commands without a folder of their own live
+//! here (`grade`, `decks`, `progress`, `serve`); `quiz`, `stats`, `lab` and `check` keep their
+//! `Args` and `run` beside the logic they drive. Nothing below this layer imports it.
+
+mod completions;
+mod decks;
+mod grade;
+mod progress;
+mod serve;
+mod why;
 
 use std::process::ExitCode;
 
@@ -31,40 +40,40 @@ pub enum Command {
     /// Train: due cards, typed answers graded like an interviewer would, spaced repetition.
     Quiz(crate::quiz::Args),
     /// Grade one answer against one card and print the checklist.
-    Grade(crate::grade_cmd::Args),
+    Grade(grade::Args),
     /// List, show, check and export decks.
-    Decks(crate::decks_cmd::Args),
+    Decks(decks::Args),
     /// What is due, how well you retain, your recurring misconceptions.
     Stats(crate::stats::Args),
     /// Export or reset your review history.
-    Progress(crate::progress_cmd::Args),
+    Progress(progress::Args),
     /// A REPL that drives an MCP server step by step and checks every frame on the wire.
     Lab(crate::lab::Args),
     /// Check any MCP 2026-07-28 server against the subscription rules.
     Check(crate::check::Args),
     /// Run the bundled mock MCP server (Streamable HTTP or stdio), optionally with faults.
-    Serve(crate::serve::Args),
+    Serve(serve::Args),
     /// Explain a rule (keyword, meaning, cards, check, lab, spec) or the rules behind a card.
-    Why(crate::why_cmd::Args),
+    Why(why::Args),
     /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
-    Completions(crate::completions::CompletionsArgs),
+    Completions(completions::CompletionsArgs),
     /// Print the manual page (roff) for `man`.
-    Man(crate::completions::ManArgs),
+    Man(completions::ManArgs),
 }
 
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let g = &cli.global;
     match cli.command {
         Command::Quiz(a) => crate::quiz::run(a, g),
-        Command::Grade(a) => crate::grade_cmd::run(a, g),
-        Command::Decks(a) => crate::decks_cmd::run(a, g),
+        Command::Grade(a) => grade::run(a, g),
+        Command::Decks(a) => decks::run(a, g),
         Command::Stats(a) => crate::stats::run(a, g),
-        Command::Progress(a) => crate::progress_cmd::run(a, g),
+        Command::Progress(a) => progress::run(a, g),
         Command::Lab(a) => crate::lab::run(a, g),
-        Command::Why(a) => crate::why_cmd::run(a, g),
+        Command::Why(a) => why::run(a, g),
         Command::Check(a) => crate::check::run(a, g),
-        Command::Serve(a) => crate::serve::run(a, g),
-        Command::Completions(a) => crate::completions::completions(&a, g),
-        Command::Man(a) => crate::completions::man(&a),
+        Command::Serve(a) => serve::run(a, g),
+        Command::Completions(a) => completions::completions(&a, g),
+        Command::Man(a) => completions::man(&a),
     }
 }

@@ -1,7 +1,7 @@
 //! The validator on hand-written event sequences (docs/rules.md).
 
 use super::*;
-use mock_server::protocol::{self, NotificationKind as K, RequestId};
+use crate::protocol::{self, NotificationKind as K, RequestId};
 use serde_json::json;
 
 fn sid(s: &str) -> RequestId {
@@ -593,19 +593,19 @@ fn stdio_channel_end_is_abrupt_for_every_open_subscription() {
 
 #[test]
 fn rule_names_are_unique_and_round_trip() {
-    let mut names: Vec<&str> = Rule::ALL.iter().map(|r| r.name()).collect();
-    for r in Rule::ALL {
+    let mut names: Vec<&str> = Rule::all().iter().map(|r| r.name()).collect();
+    for &r in Rule::all() {
         assert_eq!(Rule::from_name(r.name()), Some(r));
         assert!(!r.title().is_empty() && !r.spec().is_empty());
     }
     names.sort();
     names.dedup();
-    assert_eq!(names.len(), Rule::ALL.len());
+    assert_eq!(names.len(), Rule::all().len());
 }
 
 #[test]
 fn should_rules_are_exactly_the_spec_shoulds() {
-    let should: Vec<&str> = Rule::ALL
+    let should: Vec<&str> = Rule::all()
         .iter()
         .filter(|r| r.level() == Level::Should)
         .map(|r| r.name())
@@ -619,7 +619,7 @@ fn should_rules_are_exactly_the_spec_shoulds() {
             "graceful-close"
         ]
     );
-    for r in Rule::ALL {
+    for &r in Rule::all() {
         if r.title().contains("(SHOULD)") {
             assert_eq!(r.level(), Level::Should, "{r}");
         }

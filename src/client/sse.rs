@@ -21,10 +21,30 @@ pub enum SseItem {
     },
     /// A comment line (starts with `:`): a keep-alive. `raw` is the whole line.
     Comment { raw: String },
+    /// An event longer than the parser's bound, dropped: `head` is its first bytes, `bytes` its
+    /// length.
+    Oversized { head: String, bytes: usize },
 }
 
-#[derive(Debug, Default)]
+/// How much of a dropped event is kept to show.
+const HEAD_BYTES: usize = 200;
+
+/// An event being dropped because it outgrew the bound.
+#[derive(Debug)]
+struct Skip {
+    head: String,
+    bytes: usize,
+    /// Bytes of the current line; a line end with none means the blank line ending the event.
+    line: usize,
+}
+
+#[derive(Debug)]
 pub struct SseParser {
+    /// The longest event kept, in bytes; see [`SseItem::Oversized`].
+    max_event: usize,
+    /// Bytes of the event being read.
+    event_bytes: usize,
+    skip: Option<Skip>,
     /// Bytes not yet forming a complete line.
     pending: Vec<u8>,
     /// A `\r` ended the last line; a `\n` right after it belongs to the same line ending.
@@ -35,9 +55,30 @@ pub struct SseParser {
     id: Option<String>,
 }
 
+impl Default for SseParser {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 impl SseParser {
     pub fn new() -> Self {
-        Self::default()
+        Self::with_max_event(super::bounds::MAX_FRAME_BYTES)
+    }
+
+    /// A parser that drops events longer than `max_event` bytes.
+    pub fn with_max_event(max_event: usize) -> Self {
+        SseParser {
+            max_event,
+            event_bytes: 0,
+            skip: None,
+            pending: Vec::new(),
+            after_cr: false,
+            lines: Vec::new(),
+            data: None,
+            event: None,
+            id: None,
+        }
     }
 
     /// Feeds a chunk; returns the items it completed.
@@ -50,21 +91,74 @@ impl SseParser {
                     continue;
                 }
             }
+            if let Some(skip) = &mut self.skip {
+                if b == b'\n' || b == b'\r' {
+                    self.after_cr = b == b'\r';
+                    if skip.line == 0 {
+                        out.push(SseItem::Oversized {
+                            head: std::mem::take(&mut skip.head),
+                            bytes: skip.bytes,
+                        });
+                        self.skip = None;
+                    } else {
+                        skip.line = 0;
+                    }
+                } else {
+                    skip.bytes += 1;
+                    skip.line += 1;
+                }
+                continue;
+            }
             match b {
                 b'\n' => self.end_line(&mut out),
                 b'\r' => {
                     self.after_cr = true;
                     self.end_line(&mut out);
                 }
-                _ => self.pending.push(b),
+                _ => {
+                    self.pending.push(b);
+                    self.event_bytes += 1;
+                    if self.event_bytes > self.max_event {
+                        self.start_skip();
+                    }
+                }
             }
         }
         out
     }
 
+    /// The event outgrew the bound: keep its first bytes to show, forget the rest as it comes.
+    fn start_skip(&mut self) {
+        let mut head = self.lines.join("\n");
+        if !head.is_empty() {
+            head.push('\n');
+        }
+        head.push_str(&String::from_utf8_lossy(&self.pending));
+        let mut cut = head.len().min(HEAD_BYTES);
+        while !head.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        head.truncate(cut);
+        self.skip = Some(Skip {
+            head,
+            bytes: self.event_bytes,
+            line: self.pending.len(),
+        });
+        self.event_bytes = 0;
+        self.pending.clear();
+        self.lines.clear();
+        self.data = None;
+        self.event = None;
+        self.id = None;
+    }
+
     /// The stream ended: an unterminated event is discarded, as the SSE spec says.
     /// Returns the raw text that was dropped, if any, so a caller can show it.
     pub fn finish(&mut self) -> Option<String> {
+        if let Some(skip) = self.skip.take() {
+            return Some(format!("{}… ({} bytes)", skip.head, skip.bytes));
+        }
+        self.event_bytes = 0;
         let mut rest = std::mem::take(&mut self.lines);
         if !self.pending.is_empty() {
             rest.push(String::from_utf8_lossy(&std::mem::take(&mut self.pending)).into_owned());
@@ -77,6 +171,9 @@ impl SseParser {
 
     fn end_line(&mut self, out: &mut Vec<SseItem>) {
         let line = String::from_utf8_lossy(&std::mem::take(&mut self.pending)).into_owned();
+        if line.is_empty() || line.starts_with(':') {
+            self.event_bytes = 0;
+        }
         if line.is_empty() {
             if let Some(data) = self.data.take() {
                 out.push(SseItem::Event {
@@ -121,12 +218,28 @@ impl SseParser {
 mod tests {
     use super::*;
 
+    #[test]
+    fn an_event_over_the_bound_is_dropped_and_the_next_one_kept() {
+        let mut p = SseParser::with_max_event(64);
+        let big = format!("data: {}\n", "x".repeat(100));
+        let mut items = p.push(big.as_bytes());
+        items.extend(p.push(b"data: more\n\ndata: {\"ok\":1}\n\n"));
+        match &items[0] {
+            SseItem::Oversized { head, bytes } => {
+                assert!(head.starts_with("data: xxx"));
+                assert!(*bytes > 64);
+            }
+            other => panic!("expected Oversized, got {other:?}"),
+        }
+        assert_eq!(data_of(&items[1..]), ["{\"ok\":1}"]);
+    }
+
     fn data_of(items: &[SseItem]) -> Vec<&str> {
         items
             .iter()
             .filter_map(|i| match i {
                 SseItem::Event { data, .. } => Some(data.as_str()),
-                SseItem::Comment { .. } => None,
+                SseItem::Comment { .. } | SseItem::Oversized { .. } => None,
             })
             .collect()
     }

@@ -12,7 +12,7 @@ use anyhow::Context;
 use clap::builder::PossibleValuesParser;
 use clap::{Command, CommandFactory};
 
-use crate::cli::Cli;
+use super::Cli;
 use crate::global::Global;
 use crate::deck::Library;
 

@@ -1,0 +1,424 @@
+//! The subscription rules, checked on what actually arrived (PROTOCOL.md §4.11).
+//!
+//! A [`Validator`] watches one HTTP client (any number of listen streams, each named by its
+//! listen id) or one stdio channel (every subscription interleaved). Feed it every [`Event`] in
+//! the order it happened: what the client did ([`Event::ListenSent`], [`Event::ClientCancelled`])
+//! and what arrived ([`Event::Message`], ...). [`Validator::observe`] returns the [`Finding`]s that
+//! event settles: `ok: false` is a broken rule, `ok: true` a rule seen kept (or, for
+//! [`Rule::HonouredSubset`], information). Keep-alives never produce findings.
+//!
+//! ```
+//! use mock_server::validator::{Event, Validator};
+//! use mock_server::protocol::{self, RequestId, SubscriptionFilter};
+//! use serde_json::json;
+//!
+//! let id = RequestId::from("tutor-7");
+//! let mut v = Validator::new();
+//! v.observe(&Event::ListenSent { id: id.clone(), filter: json!({"toolsListChanged": true}) });
+//! let stream = Some(id.clone());
+//! // A change notification before the acknowledgement breaks "ack first".
+//! let early = protocol::list_changed(protocol::NotificationKind::ToolsListChanged, &id);
+//! let f = v.observe(&Event::Message { stream, message: early });
+//! assert!(f.iter().any(|f| !f.ok && f.rule.name() == "ack-first"));
+//! ```
+
+use std::time::Duration;
+
+use crate::protocol::{Message, NotificationKind, RequestId, SubscriptionFilter, method};
+use serde::Serialize;
+
+mod notification;
+mod rule;
+use notification::clip;
+pub use notification::{describe, json_type};
+pub use rule::{Level, Rule};
+use serde_json::Value;
+
+/// One judgement: a rule kept (`ok`) or broken (`!ok`), with what was seen.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Finding {
+    pub rule: Rule,
+    pub ok: bool,
+    pub detail: String,
+    /// The subscription (listen id) the finding is about, when there is one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub subscription: Option<RequestId>,
+}
+
+impl Finding {
+    pub fn pass(rule: Rule, detail: impl Into<String>) -> Self {
+        Finding {
+            rule,
+            ok: true,
+            detail: detail.into(),
+            subscription: None,
+        }
+    }
+
+    pub fn fail(rule: Rule, detail: impl Into<String>) -> Self {
+        Finding {
+            rule,
+            ok: false,
+            detail: detail.into(),
+            subscription: None,
+        }
+    }
+
+    fn about(mut self, id: &RequestId) -> Self {
+        self.subscription = Some(id.clone());
+        self
+    }
+}
+
+/// Something that happened. `stream` is `Some(listen id)` for an HTTP listen response stream
+/// and `None` for the shared stdio channel.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Event {
+    /// The client sent `subscriptions/listen` with this id and `params.notifications`.
+    ListenSent { id: RequestId, filter: Value },
+    /// A JSON-RPC message arrived.
+    Message {
+        stream: Option<RequestId>,
+        message: Value,
+    },
+    /// An SSE comment line arrived (never judged).
+    KeepAlive { stream: Option<RequestId> },
+    /// A frame or line that is not JSON arrived.
+    Malformed {
+        stream: Option<RequestId>,
+        raw: String,
+        error: String,
+    },
+    /// The client cancelled the subscription (HTTP: closed the stream; stdio: sent
+    /// `notifications/cancelled`).
+    ClientCancelled { id: RequestId },
+    /// The client gave up waiting for the acknowledgement after `waited`.
+    AckTimeout { id: RequestId, waited: Duration },
+    /// The HTTP listen stream (`Some`) or the stdio channel (`None`) ended.
+    Ended {
+        stream: Option<RequestId>,
+        graceful: bool,
+    },
+}
+
+/// What the validator knows about one subscription.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Subscription {
+    /// The listen request's id: the subscription id.
+    pub id: RequestId,
+    /// `params.notifications` as sent.
+    pub requested: SubscriptionFilter,
+    /// The honoured subset from the acknowledgement, once it arrived.
+    pub acked: Option<SubscriptionFilter>,
+    /// Some message for this subscription arrived before the acknowledgement.
+    pub early: bool,
+    /// The listen request was answered (result or error).
+    pub answered: bool,
+    /// The client cancelled it.
+    pub cancelled: bool,
+    /// The server sent `notifications/cancelled` for it (stdio teardown).
+    pub server_cancelled: bool,
+    /// Its stream (HTTP) or the channel (stdio) ended.
+    pub ended: bool,
+    /// Notification methods delivered after the ack, in order.
+    pub delivered: Vec<String>,
+}
+
+impl Subscription {
+    /// Still expecting traffic: not answered, cancelled or ended.
+    pub fn is_open(&self) -> bool {
+        !self.answered && !self.cancelled && !self.ended
+    }
+}
+
+/// Judges one HTTP client's streams or one stdio channel. See the module docs.
+#[derive(Debug, Default)]
+pub struct Validator {
+    subs: Vec<Subscription>,
+    findings: Vec<Finding>,
+}
+
+impl Validator {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Every subscription seen, in the order it was opened.
+    pub fn subscriptions(&self) -> &[Subscription] {
+        &self.subs
+    }
+
+    /// The subscription opened with listen id `id` (the most recent one with that id).
+    pub fn subscription(&self, id: &RequestId) -> Option<&Subscription> {
+        self.subs.iter().rev().find(|s| &s.id == id)
+    }
+
+    /// Every finding so far.
+    pub fn findings(&self) -> &[Finding] {
+        &self.findings
+    }
+
+    /// Judges one event; returns the findings it settles (also kept in [`Validator::findings`]).
+    pub fn observe(&mut self, ev: &Event) -> Vec<Finding> {
+        let out = self.judge(ev);
+        self.findings.extend(out.iter().cloned());
+        out
+    }
+
+    fn judge(&mut self, ev: &Event) -> Vec<Finding> {
+        match ev {
+            Event::ListenSent { id, filter } => {
+                let requested = serde_json::from_value(filter.clone()).unwrap_or_default();
+                self.subs.push(Subscription {
+                    id: id.clone(),
+                    requested,
+                    acked: None,
+                    early: false,
+                    answered: false,
+                    cancelled: false,
+                    server_cancelled: false,
+                    ended: false,
+                    delivered: Vec::new(),
+                });
+                vec![]
+            }
+            Event::ClientCancelled { id } => {
+                if let Some(s) = self.sub_mut(id) {
+                    s.cancelled = true;
+                }
+                vec![]
+            }
+            // Keep-alives are not JSON-RPC messages: they never break "ack first" (§1.4).
+            Event::KeepAlive { .. } => vec![],
+            Event::AckTimeout { id, waited } => match self.sub_mut(id) {
+                Some(s) if s.acked.is_none() && !s.answered && !s.ended => {
+                    vec![
+                        Finding::fail(
+                            Rule::AckFirst,
+                            format!(
+                                "no acknowledgement for listen {id} within {:.1} s; the spec sets no deadline [SILENT], but without the ack a client cannot tell a quiet stream from one never accepted",
+                                waited.as_secs_f64()
+                            ),
+                        )
+                        .about(id),
+                    ]
+                }
+                _ => vec![],
+            },
+            Event::Malformed { stream, raw, error } => {
+                let mut f = Finding::fail(Rule::WellFormed, format!("{error}: {}", clip(raw, 120)));
+                f.subscription = stream.clone();
+                vec![f]
+            }
+            Event::Message { stream, message } => self.on_message(stream.as_ref(), message),
+            Event::Ended { stream, .. } => self.on_end(stream.as_ref()),
+        }
+    }
+
+    fn sub_mut(&mut self, id: &RequestId) -> Option<&mut Subscription> {
+        self.subs.iter_mut().rev().find(|s| &s.id == id)
+    }
+
+    fn on_end(&mut self, stream: Option<&RequestId>) -> Vec<Finding> {
+        let mut out = Vec::new();
+        for s in self.subs.iter_mut() {
+            let ours = match stream {
+                Some(id) => &s.id == id,
+                None => true,
+            };
+            if !ours || s.ended {
+                continue;
+            }
+            s.ended = true;
+            if s.cancelled {
+                continue;
+            }
+            if s.answered {
+                if stream.is_some() && s.acked.is_some() {
+                    out.push(
+                        Finding::pass(
+                            Rule::GracefulClose,
+                            format!(
+                                "listen {} ended with its result, then the stream closed",
+                                s.id
+                            ),
+                        )
+                        .about(&s.id),
+                    );
+                }
+                continue;
+            }
+            if s.acked.is_none() && !s.early {
+                out.push(
+                    Finding::fail(
+                        Rule::AckFirst,
+                        format!(
+                            "the stream of listen {} ended with no acknowledgement",
+                            s.id
+                        ),
+                    )
+                    .about(&s.id),
+                );
+            }
+            if s.server_cancelled {
+                // stdio teardown by notifications/cancelled alone: CAN intro's MUST is met, the
+                // SHOULD of a result is not.
+                out.push(Finding::fail(
+                    Rule::GracefulClose,
+                    format!("listen {} was torn down with notifications/cancelled but no result; the result is a SHOULD (SUB §Graceful Closure), not a MUST", s.id),
+                ).about(&s.id));
+                continue;
+            }
+            out.push(Finding::fail(
+                Rule::GracefulClose,
+                format!(
+                    "the {} ended with no result for listen {}: an abrupt end. Sending the result is a SHOULD, not a MUST; a client MAY treat this as a reason to reconnect",
+                    if stream.is_some() { "stream" } else { "channel" },
+                    s.id
+                ),
+            ).about(&s.id));
+        }
+        out
+    }
+
+    fn on_message(&mut self, stream: Option<&RequestId>, message: &Value) -> Vec<Finding> {
+        let msg = Message::classify(message);
+        let on = |s: Option<&RequestId>| match s {
+            Some(id) => format!(" on the stream of listen {id}"),
+            None => String::new(),
+        };
+        match &msg {
+            Message::Invalid { reason, .. } => {
+                let mut f = Finding::fail(
+                    Rule::WellFormed,
+                    format!("{reason}: {}", clip(&message.to_string(), 120)),
+                );
+                f.subscription = stream.cloned();
+                vec![f]
+            }
+            Message::Request { method: m, .. } => {
+                let mut f = Finding::fail(
+                    Rule::NoServerRequests,
+                    format!("the server sent a {m} request{}", on(stream)),
+                );
+                f.subscription = stream.cloned();
+                vec![f]
+            }
+            Message::Result { id, .. } | Message::Error { id: Some(id), .. } => {
+                self.on_response(stream, id, &msg)
+            }
+            Message::Error {
+                id: None, error, ..
+            } => {
+                let mut f = Finding::fail(
+                    Rule::WellFormed,
+                    format!(
+                        "an error response without an id ({}: {}){}",
+                        error.code,
+                        error.message,
+                        on(stream)
+                    ),
+                );
+                f.subscription = stream.cloned();
+                if stream.is_some() { vec![f] } else { vec![] }
+            }
+            Message::Notification { method: m, .. } => self.on_notification(stream, m, &msg),
+        }
+    }
+
+    fn on_response(
+        &mut self,
+        stream: Option<&RequestId>,
+        id: &RequestId,
+        msg: &Message,
+    ) -> Vec<Finding> {
+        let sub_id = match stream {
+            Some(s) => s.clone(),
+            None => id.clone(),
+        };
+        let Some(s) = self.sub_mut(&sub_id) else {
+            // stdio: a response to some other request; not a subscription's business.
+            return vec![];
+        };
+        let sid = s.id.clone();
+        if s.cancelled {
+            return vec![
+                Finding::fail(
+                    Rule::NothingAfterCancel,
+                    format!("a response for listen {sid} arrived after the client cancelled it"),
+                )
+                .about(&sid),
+            ];
+        }
+        if s.answered {
+            return vec![
+                Finding::fail(
+                    Rule::NothingAfterResult,
+                    format!("a second response for listen {sid}"),
+                )
+                .about(&sid),
+            ];
+        }
+        s.answered = true;
+        let mut out = Vec::new();
+        if let Message::Error { error, .. } = msg {
+            if s.acked.is_some() {
+                out.push(Finding::fail(
+                    Rule::CloseResultShape,
+                    format!("listen {sid} ended with an error ({}: {}) instead of the completion result", error.code, error.message),
+                ).about(&sid));
+            }
+            // An error before any ack is the server refusing the listen: no subscription existed.
+            return out;
+        }
+        if s.acked.is_none() && !s.early {
+            s.early = true;
+            out.push(
+                Finding::fail(
+                    Rule::AckFirst,
+                    format!("the result for listen {sid} arrived before any acknowledgement"),
+                )
+                .about(&sid),
+            );
+        }
+        let mut problems = Vec::new();
+        if id != &sid {
+            problems.push(format!("id is {id}, not the listen id {sid}"));
+        }
+        let result = msg.result().cloned().unwrap_or(Value::Null);
+        match result.get("resultType") {
+            Some(Value::String(t)) if t == "complete" => {}
+            Some(other) => problems.push(format!("resultType is {other}, not \"complete\"")),
+            None => problems.push("resultType is missing".to_owned()),
+        }
+        match msg.subscription_tag() {
+            None => problems.push(format!(
+                "_meta has no io.modelcontextprotocol/subscriptionId (must be {sid})"
+            )),
+            Some(tag) if tag != &sid.to_value() => problems.push(format!(
+                "_meta subscriptionId is {} ({}), not {sid} ({})",
+                tag,
+                json_type(tag),
+                json_type(&sid.to_value())
+            )),
+            Some(_) => {}
+        }
+        out.push(if problems.is_empty() {
+            Finding::pass(
+                Rule::CloseResultShape,
+                format!("listen {sid} closed with {{\"resultType\":\"complete\",\"_meta\":{{subscriptionId: {sid}}}}}"),
+            )
+            .about(&sid)
+        } else {
+            Finding::fail(
+                Rule::CloseResultShape,
+                format!("the result closing listen {sid}: {}", problems.join("; ")),
+            )
+            .about(&sid)
+        });
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,403 @@
+//! Judging a notification: the acknowledgement (with the honoured subset), tags, filters, and
+//! what may never arrive on a listen stream; and the wording helpers findings share.
+
+use serde_json::Value;
+
+use super::*;
+
+impl Validator {
+    pub(super) fn on_notification(
+        &mut self,
+        stream: Option<&RequestId>,
+        m: &str,
+        msg: &Message,
+    ) -> Vec<Finding> {
+        let tag = msg.subscription_tag().cloned();
+        let is_sub_kind =
+            m == method::SUBSCRIPTIONS_ACKNOWLEDGED || NotificationKind::from_method(m).is_some();
+        // Which subscription is this for?
+        let sid = match stream {
+            Some(s) => s.clone(),
+            None => {
+                // stdio: by the tag (deep-equal), or a server cancel by its requestId.
+                match &tag {
+                    Some(t) => match self.subs.iter().rev().find(|s| &s.id.to_value() == t) {
+                        Some(s) => s.id.clone(),
+                        None => {
+                            if m == method::PROGRESS || m == method::MESSAGE {
+                                return vec![Finding::fail(
+                                    Rule::NoProgressOrMessage,
+                                    format!(
+                                        "{m} carries a subscription tag {t}: it never belongs to a subscription"
+                                    ),
+                                )];
+                            }
+                            let near = self
+                                .subs
+                                .iter()
+                                .rev()
+                                .find(|s| loosely_equal(&s.id.to_value(), t));
+                            return vec![match near {
+                                Some(s) => Finding::fail(
+                                    Rule::TagMatchesId,
+                                    format!(
+                                        "{m} is tagged {t} ({}) but the listen id is {} ({}): the tag must keep the id's JSON type",
+                                        json_type(t),
+                                        s.id,
+                                        json_type(&s.id.to_value())
+                                    ),
+                                )
+                                .about(&s.id),
+                                None => Finding::fail(
+                                    Rule::TagMatchesId,
+                                    format!("{m} is tagged {t}, which is no listen request's id on this channel (the id is the client's, never server-minted)"),
+                                ),
+                            }];
+                        }
+                    },
+                    None => {
+                        if m == method::CANCELLED
+                            && let Some(rid) = msg
+                                .params()
+                                .and_then(|p| p.get("requestId"))
+                                .and_then(RequestId::from_value)
+                            && self.subscription(&rid).is_some()
+                        {
+                            rid
+                        } else if is_sub_kind {
+                            return vec![Finding::fail(
+                                Rule::TagPresent,
+                                format!(
+                                    "{m} arrived with no subscriptionId tag: on stdio nothing else says which subscription it belongs to"
+                                ),
+                            )];
+                        } else {
+                            // Request-scoped traffic (progress, message) for other requests.
+                            return vec![];
+                        }
+                    }
+                }
+            }
+        };
+        let Some(s) = self.sub_mut(&sid) else {
+            return vec![];
+        };
+        if s.cancelled {
+            return vec![
+                Finding::fail(
+                    Rule::NothingAfterCancel,
+                    format!("{m} arrived for listen {sid} after the client cancelled it"),
+                )
+                .about(&sid),
+            ];
+        }
+        if m == method::CANCELLED {
+            if stream.is_some() {
+                return vec![Finding::fail(
+                    Rule::OnlyRequestedTypes,
+                    format!("notifications/cancelled on the HTTP stream of listen {sid}: server-sent cancellation is scoped to stdio (TS CancelledNotification); on HTTP the server ends a listen with its result and closes the stream"),
+                ).about(&sid)];
+            }
+            s.server_cancelled = true;
+            return vec![];
+        }
+        if s.answered {
+            return vec![
+                Finding::fail(
+                    Rule::NothingAfterResult,
+                    format!("{m} arrived for listen {sid} after its closing result"),
+                )
+                .about(&sid),
+            ];
+        }
+        let mut out = Vec::new();
+        // The tag (on stdio it was found by the tag, so it is present and equal).
+        match &tag {
+            None => out.push(
+                Finding::fail(
+                    Rule::TagPresent,
+                    format!("{m} on the stream of listen {sid} has no params._meta io.modelcontextprotocol/subscriptionId"),
+                )
+                .about(&sid),
+            ),
+            Some(t) => {
+                out.push(Finding::pass(Rule::TagPresent, format!("{m} is tagged")).about(&sid));
+                if t == &sid.to_value() {
+                    out.push(
+                        Finding::pass(
+                            Rule::TagMatchesId,
+                            format!("{m} tagged {t}, the listen request's own id"),
+                        )
+                        .about(&sid),
+                    );
+                } else {
+                    out.push(
+                        Finding::fail(
+                            Rule::TagMatchesId,
+                            format!(
+                                "{m} is tagged {t} ({}) but the listen id is {sid} ({})",
+                                json_type(t),
+                                json_type(&sid.to_value())
+                            ),
+                        )
+                        .about(&sid),
+                    );
+                }
+            }
+        }
+        if m == method::SUBSCRIPTIONS_ACKNOWLEDGED {
+            if s.acked.is_some() {
+                out.push(
+                    Finding::fail(
+                        Rule::AckFirst,
+                        format!("a second acknowledgement for listen {sid}"),
+                    )
+                    .about(&sid),
+                );
+                return out;
+            }
+            if !s.early {
+                out.push(
+                    Finding::pass(
+                        Rule::AckFirst,
+                        format!("the acknowledgement is the first message for listen {sid}"),
+                    )
+                    .about(&sid),
+                );
+            }
+            let honoured = msg.params().and_then(|p| p.get("notifications"));
+            let (acked, finding) = compare_subset(&s.requested, honoured);
+            s.acked = Some(acked);
+            out.push(finding.about(&sid));
+            return out;
+        }
+        if s.acked.is_none() {
+            if !s.early {
+                out.push(
+                    Finding::fail(
+                        Rule::AckFirst,
+                        format!("{m} arrived for listen {sid} before its acknowledgement"),
+                    )
+                    .about(&sid),
+                );
+            }
+            s.early = true;
+        }
+        if m == method::PROGRESS || m == method::MESSAGE {
+            out.push(
+                Finding::fail(
+                    Rule::NoProgressOrMessage,
+                    format!("{m} on the listen stream of {sid}"),
+                )
+                .about(&sid),
+            );
+            return out;
+        }
+        let Some(kind) = NotificationKind::from_method(m) else {
+            out.push(
+                Finding::fail(
+                    Rule::OnlyRequestedTypes,
+                    format!("{m} is not a notification a listen stream carries (listen {sid})"),
+                )
+                .about(&sid),
+            );
+            return out;
+        };
+        let mut uri = None;
+        if kind == NotificationKind::ResourceUpdated {
+            match msg.params().and_then(|p| p.get("uri")) {
+                Some(Value::String(u)) => {
+                    out.push(
+                        Finding::pass(Rule::UpdatedHasUri, format!("resources/updated for {u}"))
+                            .about(&sid),
+                    );
+                    uri = Some(u.clone());
+                }
+                other => out.push(
+                    Finding::fail(
+                        Rule::UpdatedHasUri,
+                        match other {
+                            None => format!("resources/updated for listen {sid} has no params.uri"),
+                            Some(v) => format!(
+                                "resources/updated for listen {sid} has params.uri {v} ({}), not a string",
+                                json_type(v)
+                            ),
+                        },
+                    )
+                    .about(&sid),
+                ),
+            }
+        }
+        let asked = s.requested.wants(kind, uri.as_deref());
+        let acked = s
+            .acked
+            .as_ref()
+            .is_none_or(|a| a.wants(kind, uri.as_deref()));
+        let what = match &uri {
+            Some(u) => format!("{m} for {u}"),
+            None => m.to_owned(),
+        };
+        out.push(
+            match (asked, acked) {
+                (true, true) => Finding::pass(
+                    Rule::OnlyRequestedTypes,
+                    format!("{what}: requested and acknowledged"),
+                ),
+                (false, _) => Finding::fail(
+                    Rule::OnlyRequestedTypes,
+                    format!("{what} arrived on listen {sid}, which did not ask for it (asked: {})", describe(&s.requested)),
+                ),
+                (true, false) => Finding::fail(
+                    Rule::OnlyRequestedTypes,
+                    format!("{what} arrived on listen {sid}, but the acknowledgement left it out (honoured: {})", s.acked.as_ref().map(describe).unwrap_or_default()),
+                ),
+            }
+            .about(&sid),
+        );
+        s.delivered.push(m.to_owned());
+        out
+    }
+}
+
+/// The ack's honoured subset against the request: omissions are information (unsupported types
+/// are omitted, not errored); a missing field or a claim beyond the request is a failure.
+fn compare_subset(
+    requested: &SubscriptionFilter,
+    honoured: Option<&Value>,
+) -> (SubscriptionFilter, Finding) {
+    let Some(v) = honoured else {
+        return (
+            SubscriptionFilter::default(),
+            Finding::fail(
+                Rule::HonouredSubset,
+                "the acknowledgement has no params.notifications (required: the subset the server will honour)",
+            ),
+        );
+    };
+    let acked: SubscriptionFilter = match serde_json::from_value(v.clone()) {
+        Ok(f) => f,
+        Err(e) => {
+            return (
+                SubscriptionFilter::default(),
+                Finding::fail(
+                    Rule::HonouredSubset,
+                    format!("the acknowledgement's params.notifications is not a filter: {e}"),
+                ),
+            );
+        }
+    };
+    let mut extra = Vec::new();
+    let mut omitted = Vec::new();
+    for (name, asked, got) in [
+        (
+            "toolsListChanged",
+            requested.wants_tools(),
+            acked.wants_tools(),
+        ),
+        (
+            "promptsListChanged",
+            requested.wants_prompts(),
+            acked.wants_prompts(),
+        ),
+        (
+            "resourcesListChanged",
+            requested.wants_resources_list(),
+            acked.wants_resources_list(),
+        ),
+    ] {
+        match (asked, got) {
+            (true, false) => omitted.push(name.to_owned()),
+            (false, true) => extra.push(name.to_owned()),
+            _ => {}
+        }
+    }
+    for u in requested.uris() {
+        if !acked.uris().contains(u) {
+            omitted.push(format!("resourceSubscriptions {u}"));
+        }
+    }
+    for u in acked.uris() {
+        if !requested.uris().contains(u) {
+            extra.push(format!("resourceSubscriptions {u}"));
+        }
+    }
+    let finding = if !extra.is_empty() {
+        Finding::fail(
+            Rule::HonouredSubset,
+            format!(
+                "the acknowledgement claims {} which the request did not ask for: the ack lists a subset of the request",
+                extra.join(", ")
+            ),
+        )
+    } else if omitted.is_empty() {
+        Finding::pass(
+            Rule::HonouredSubset,
+            format!("honoured everything asked: {}", describe(&acked)),
+        )
+    } else {
+        Finding::pass(
+            Rule::HonouredSubset,
+            format!(
+                "honoured {}; left out {} (unsupported types are omitted, not errored; compare and cope)",
+                describe(&acked),
+                omitted.join(", ")
+            ),
+        )
+    };
+    (acked, finding)
+}
+
+/// A filter in words: `tools, prompts, resources/list, mock://a`.
+pub fn describe(f: &SubscriptionFilter) -> String {
+    let mut parts = Vec::new();
+    if f.wants_tools() {
+        parts.push("toolsListChanged".to_owned());
+    }
+    if f.wants_prompts() {
+        parts.push("promptsListChanged".to_owned());
+    }
+    if f.wants_resources_list() {
+        parts.push("resourcesListChanged".to_owned());
+    }
+    parts.extend(
+        f.uris()
+            .iter()
+            .map(|u| format!("resourceSubscriptions {u}")),
+    );
+    if parts.is_empty() {
+        "nothing".to_owned()
+    } else {
+        parts.join(", ")
+    }
+}
+
+/// The JSON type of a value, for "the tag must keep the id's type" messages.
+pub fn json_type(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+/// `7` and `"7"`: the same text, a different JSON type.
+pub(super) fn loosely_equal(a: &Value, b: &Value) -> bool {
+    let text = |v: &Value| match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    };
+    a != b && text(a) == text(b)
+}
+
+pub(super) fn clip(s: &str, n: usize) -> String {
+    if s.chars().count() <= n {
+        s.to_owned()
+    } else {
+        let cut: String = s.chars().take(n).collect();
+        format!("{cut}…")
+    }
+}

@@ -1,0 +1,105 @@
+//! Is this an MCP 2026-07-28 endpoint at all? Answered from `server/discover`'s reply before
+//! any rule is judged, so a wrong path, a web page or an older server gets one sentence that
+//! says what was found (and `check` exits 2, as when nothing listens), not a page of FAILs.
+
+use mock_server::protocol::{self, error_code};
+use serde_json::{Value, json};
+
+use crate::client::{Exchange, HttpClient};
+
+/// Why `ex` (the reply to `server/discover`) shows that `client`'s URL is not a 2026-07-28 MCP
+/// endpoint; `None` when it may be one (the rules then judge the reply).
+pub(crate) async fn not_mcp(client: &HttpClient, ex: &Exchange) -> Option<String> {
+    let url = client.url();
+    let status = ex.response.status;
+    let content_type = ex.response.header("content-type").unwrap_or("");
+    if content_type.starts_with("text/html") || ex.body.trim_start().starts_with('<') {
+        return Some(format!(
+            "HTTP {status} from {url} is a web page ({}), not an MCP endpoint — is the path /mcp?",
+            if content_type.is_empty() {
+                "HTML"
+            } else {
+                content_type
+            }
+        ));
+    }
+    let Some(reply) = ex.reply() else {
+        return Some(format!(
+            "HTTP {status} from {url}{}: not an MCP endpoint — is the path /mcp?",
+            if ex.body.trim().is_empty() {
+                " with an empty body".to_owned()
+            } else {
+                " without a JSON-RPC reply".to_owned()
+            }
+        ));
+    };
+    let error = reply.get("error")?;
+    let code = error.get("code").and_then(Value::as_i64);
+    if code == Some(error_code::UNSUPPORTED_PROTOCOL_VERSION)
+        && let Some(supported) = error
+            .get("data")
+            .and_then(|d| d.get("supported"))
+            .and_then(Value::as_array)
+        && !supported.iter().any(|v| v == protocol::PROTOCOL_VERSION)
+    {
+        let versions: Vec<String> = supported
+            .iter()
+            .map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_owned))
+            .collect();
+        return Some(format!(
+            "this server speaks {}, not {}: `check` tests the {} subscription rules",
+            versions.join(", "),
+            protocol::PROTOCOL_VERSION,
+            protocol::PROTOCOL_VERSION
+        ));
+    }
+    // A modern refusal (-32020/-32021/-32022) means a 2026-07-28 server that will be judged;
+    // anything else may be an initialize-era server (HTTP §Backward Compatibility): ask it.
+    if matches!(
+        code,
+        Some(
+            error_code::HEADER_MISMATCH
+                | error_code::MISSING_REQUIRED_CLIENT_CAPABILITY
+                | error_code::UNSUPPORTED_PROTOCOL_VERSION
+        )
+    ) {
+        return None;
+    }
+    let version = initialize_era_version(client).await?;
+    Some(format!(
+        "this server speaks {version} (it answered `initialize`, not `server/discover`): \
+         subscriptions/listen arrived in {}, which `check` tests",
+        protocol::PROTOCOL_VERSION
+    ))
+}
+
+/// The revision an initialize-era server answers `initialize` with, if it does.
+async fn initialize_era_version(client: &HttpClient) -> Option<String> {
+    let init = json!({
+        "jsonrpc": "2.0",
+        "id": 0,
+        // Not a 2026-07-28 method, so not among the protocol constants.
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "clientInfo": {"name": "mcp-tutor-check", "version": env!("CARGO_PKG_VERSION")}
+        }
+    });
+    let headers = vec![
+        (
+            "Accept".to_owned(),
+            protocol::header::ACCEPT_VALUE.to_owned(),
+        ),
+        ("Content-Type".to_owned(), "application/json".to_owned()),
+    ];
+    let ex = client
+        .send_raw("POST", Some(init.to_string()), headers)
+        .await
+        .ok()?;
+    ex.reply()?
+        .get("result")?
+        .get("protocolVersion")?
+        .as_str()
+        .map(str::to_owned)
+}
