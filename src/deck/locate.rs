@@ -200,6 +200,7 @@ mod tests {
                 })
                 .collect(),
             source: "d.toml".into(),
+            concepts_used: Default::default(),
         };
         let loc = Locator::new(&deck, text);
         assert_eq!(loc.card_lines, vec![6, 12, 18]);
