@@ -269,7 +269,7 @@ mod tests {
             assert!(d.resolve(ok).is_ok(), "{ok}: {:?}", d.resolve(ok));
         }
         for bad in [
-            "PROTOCOL.md §4.4",
+            "notes/digest.md §4.4",
             "SUB §No Such Heading",
             "docs/rules.md#nope",
             "",

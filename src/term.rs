@@ -76,8 +76,9 @@ pub fn wrap_to(text: &str, first: &str, rest: &str, width: usize) -> String {
 /// filled line by line.
 pub fn hang(text: &str, width: usize) -> String {
     let mut out = String::new();
-    for line in text.split('\n') {
-        if !out.is_empty() {
+    // Joined by index, not by "is there output yet": a leading empty line is a blank line too.
+    for (i, line) in text.split('\n').enumerate() {
+        if i > 0 {
             out.push('\n');
         }
         let body = line.trim_start_matches(' ');
@@ -91,8 +92,8 @@ pub fn hang(text: &str, width: usize) -> String {
 /// wire text (`{`, `[`, `| data: …`) or draws a diagram (`│`) is left exactly as it is.
 pub fn hang_prose(text: &str, width: usize) -> String {
     let mut out = String::new();
-    for line in text.split('\n') {
-        if !out.is_empty() {
+    for (i, line) in text.split('\n').enumerate() {
+        if i > 0 {
             out.push('\n');
         }
         let body = line.trim_start();

@@ -1,4 +1,4 @@
-//! Streamable HTTP (PROTOCOL.md §1): one POST per message, JSON or SSE replies, listen streams.
+//! Streamable HTTP (HTTP in docs/rules.md): one POST per message, JSON or SSE replies, listen streams.
 
 use std::fmt::Write as _;
 use std::pin::Pin;
@@ -154,7 +154,7 @@ impl HttpClient {
         })?
     }
 
-    /// Opens `subscriptions/listen` with request id `id` and `filter` (PROTOCOL.md §4.1).
+    /// Opens `subscriptions/listen` with request id `id` and `filter` (SUB §Opening a Stream).
     pub async fn listen(
         &self,
         id: &RequestId,

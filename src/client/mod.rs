@@ -4,7 +4,7 @@
 //! Two clients, both handing back exactly what went over the wire so the lab's `wire on` view
 //! and `check --json` can show it:
 //!
-//! - [`HttpClient`] (Streamable HTTP, PROTOCOL.md §1): [`HttpClient::send`] posts one message and
+//! - [`HttpClient`] (Streamable HTTP): [`HttpClient::send`] posts one message and
 //!   returns an [`Exchange`] (raw request line, headers and body; raw status and headers; the
 //!   reply body, JSON or SSE). [`HttpClient::listen`] opens a `subscriptions/listen` stream and
 //!   returns a [`ListenStream`] that yields [`WireEvent`]s as they arrive: each SSE frame with
@@ -203,7 +203,7 @@ impl HeaderEdits {
     }
 }
 
-/// The headers a careful client sends with `msg` (PROTOCOL.md §1.2): `Accept` with both media
+/// The headers a careful client sends with `msg` (HTTP §Standard Request Headers): `Accept` with both media
 /// types, `Content-Type`, `MCP-Protocol-Version` equal to the body's `_meta` version,
 /// `Mcp-Method` equal to the body method, and `Mcp-Name` (base64 sentinel when needed) for the
 /// three methods that take one.

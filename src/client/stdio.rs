@@ -1,4 +1,4 @@
-//! stdio (PROTOCOL.md §2): a server spawned as a child process, newline-delimited JSON.
+//! stdio (STDIO in docs/rules.md): a server spawned as a child process, newline-delimited JSON.
 
 use std::process::ExitStatus;
 use std::sync::{Arc, Mutex};

@@ -422,10 +422,9 @@ pub fn match_rule(a: &Analysis, rule: &Rule, mode: Mode, guards: &[Group]) -> Op
             // A negation in a main clause, or in a relative clause that says the flag's words
             // ("progress, which carries no tag"), denies; one in a reason ("because the id is
             // not the client's") stays local to it.
-            let main_denied = cand.iter().any(|o| {
-                (!a.is_subordinate(o.clause) || relative_clause(a, o.clause))
-                    && clause_negated(a, o.clause, &own)
-            });
+            // Any part of the reading in a denied clause denies it: "... attribute each
+            // message, since MCP has no session" says nothing about correlating by session.
+            let main_denied = cand.iter().any(|o| clause_negated(a, o.clause, &own));
             let last_clause = cand.iter().map(|o| o.clause).max().unwrap_or(0);
             // A guard speaks for the clauses of this reading only: "on stdio write
             // notifications/cancelled, on HTTP post it as well" is guarded in its first clause
@@ -653,14 +652,6 @@ pub fn is_negation(a: &Analysis, i: usize) -> bool {
 pub fn negated_at(a: &Analysis, start: usize, end: usize) -> bool {
     let own: Vec<usize> = (a.token_at(start)..a.token_at(end)).collect();
     clause_negated(a, a.clause_of(start), &own)
-}
-
-/// Whether clause `c` opens with a relative pronoun ("which ...", "that ...").
-fn relative_clause(a: &Analysis, c: usize) -> bool {
-    a.tokens
-        .iter()
-        .find(|t| t.clause == c)
-        .is_some_and(|t| matches!(t.norm.as_str(), "which" | "who" | "that"))
 }
 
 /// Whether clause `c` is a relative clause ("which was a handshake") hanging off a denied or

@@ -160,7 +160,7 @@ fn facts_toml_is_skipped_and_export_reports_coverage() {
     assert_eq!(first["facts"], serde_json::json!([1, 2, 9]));
     assert_eq!(
         first["points"][0]["label"],
-        "names notifications/subscriptions/acknowledged"
+        "names notifications/subscriptions/acknowledged exactly"
     );
     assert_eq!(first["points"][0]["required"], true);
     assert_eq!(

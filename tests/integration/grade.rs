@@ -260,8 +260,11 @@ fn verdicts_follow_the_required_points() {
     assert_eq!(g.verdict, Verdict::Partial, "{g:#?}");
     assert_eq!(g.suggested_rating, Rating::Hard);
     assert!(g.score > 0.0 && g.score < 1.0);
-    // 1 of 3: under half, fail.
+    // 1 of 3: right as far as it goes, so partial; only an answer with nothing the card asks
+    // for (or a stated misconception) fails.
     let g = grade("demo/ack-first", "notifications/subscriptions/acknowledged");
+    assert_eq!(g.verdict, Verdict::Partial);
+    let g = grade("demo/ack-first", "It is the acknowledgement.");
     assert_eq!(g.verdict, Verdict::Fail);
     let g = grade("demo/ack-first", "");
     assert_eq!(g.verdict, Verdict::Fail);
@@ -400,8 +403,10 @@ fn spot_the_bug_needs_the_line_and_the_rule() {
         let g = grade("demo/bug-early-change", ok);
         assert_eq!(g.verdict, Verdict::Pass, "{ok}\n{g:#?}");
     }
+    // The right rule pinned on the wrong line is a wrong diagnosis: the rule is not credited.
     let g = grade("demo/bug-early-change", "line 3: the ack must come first");
-    assert_eq!(g.verdict, Verdict::Partial);
+    assert_eq!(g.verdict, Verdict::Fail);
+    assert!(g.points.iter().all(|p| !p.hit), "{g:#?}");
     let g = grade("demo/bug-early-change", "line 2");
     assert_eq!(g.verdict, Verdict::Partial);
 }

@@ -870,7 +870,8 @@ fn a_store_held_by_another_process_keeps_the_rating_until_it_is_saved() {
         .env("HOME", home.path())
         .arg("--decks")
         .arg(fixtures())
-        .args(["quiz", "--tag", "meta"])
+        // Unwrapped, so each message is one line to wait for.
+        .args(["--width", "1000", "quiz", "--tag", "meta"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null());

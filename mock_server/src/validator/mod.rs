@@ -1,4 +1,4 @@
-//! The subscription rules, checked on what actually arrived (PROTOCOL.md §4.11).
+//! The subscription rules, checked on what actually arrived (docs/rules.md lists each one).
 //!
 //! A [`Validator`] watches one HTTP client (any number of listen streams, each named by its
 //! listen id) or one stdio channel (every subscription interleaved). Feed it every [`Event`] in

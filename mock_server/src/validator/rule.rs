@@ -177,7 +177,7 @@ impl Rule {
         }
     }
 
-    /// Where the rule is written: spec file tags as in PROTOCOL.md, then PROTOCOL.md sections.
+    /// Where the rule is written: spec short names (legend in docs/rules.md), then its entry there.
     pub fn spec(self) -> &'static str {
         match self {
             Rule::WellFormed => "TRN §Messages; STDIO intro; docs/rules.md#well-formed",

@@ -1,4 +1,4 @@
-//! The checks over Streamable HTTP: one listen stream per subscription (PROTOCOL.md §1).
+//! The checks over Streamable HTTP: one listen stream per subscription.
 
 use super::headers::{header_checks, judge_discover};
 use super::*;
