@@ -13,8 +13,8 @@ use clap::builder::PossibleValuesParser;
 use clap::{Command, CommandFactory};
 
 use super::Cli;
-use crate::global::Global;
 use crate::deck::Library;
+use crate::global::Global;
 
 #[derive(Debug, clap::Args)]
 #[command(

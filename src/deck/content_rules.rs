@@ -6,7 +6,8 @@
 //! - every free-text card (recall, spot-the-bug) has a go-deeper ladder of 3 or 4 rungs;
 //! - right answers of choice cards do not pile up on one letter (options are shown shuffled, but
 //!   `grade`, exports and printed decks show the file's order, and a learner notices a pattern);
-//! - a choice card's answer text does not name letters, which mean nothing once shuffled.
+//! - a choice card's answer text does not name letters, which mean nothing once shuffled;
+//! - every fact a card lists is one it tests (`facts_tested`).
 
 use super::locate::Locator;
 use super::{Deck, DeckError};
@@ -28,6 +29,7 @@ pub fn check(deck: &Deck, text: &str) -> Vec<DeckError> {
         references(&loc, i, card, &mut errors);
         ladder(&loc, i, card, &mut errors);
         letter_answer(&loc, i, card, &mut errors);
+        super::facts_tested::check(&loc, i, card, &mut errors);
     }
     if let Some(e) = position_bias(deck, &loc) {
         errors.push(e);

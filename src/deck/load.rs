@@ -54,7 +54,8 @@ fn resolve_vocabulary(deck: &mut Deck, text: &str) -> Vec<DeckError> {
     let mut used = std::collections::BTreeSet::new();
     for card in &mut deck.cards {
         let un = super::concepts::resolve(card, vocab, &mut used);
-        let (line, column) = super::locate::find_key_line(text, "id", &card.id, 0).unwrap_or((1, 1));
+        let (line, column) =
+            super::locate::find_key_line(text, "id", &card.id, 0).unwrap_or((1, 1));
         for c in un.concepts {
             errors.push(DeckError {
                 file: source.clone(),

@@ -8,6 +8,7 @@ pub mod concepts;
 pub mod content_rules;
 pub mod export;
 pub mod facts;
+mod facts_tested;
 mod load;
 mod locate;
 pub mod model;

@@ -19,9 +19,7 @@ use tokio::task::JoinHandle;
 use super::Args;
 use super::link::{BoxFut, FloodGuard, Incoming, Link, Opened, Reply, Tx};
 use super::scenario::{ScenarioFile, Transport};
-use crate::client::{
-    HeaderEdits, HttpClient, Route, StdioClient, StdioSender, WireEvent, route,
-};
+use crate::client::{HeaderEdits, HttpClient, Route, StdioClient, StdioSender, WireEvent, route};
 
 #[derive(Debug, Clone)]
 pub enum Target {

@@ -258,8 +258,12 @@ impl Session {
                     if !self.args.interviewer {
                         self.screen.feedback(&shown.card, &grade, seconds);
                     } else {
-                        self.screen
-                            .feedback_as("interviewer's ticks", &shown.card, &grade, seconds);
+                        self.screen.feedback_as(
+                            "interviewer's ticks",
+                            &shown.card,
+                            &grade,
+                            seconds,
+                        );
                     }
                     let _ = text;
                     let stored = shown.canonical(&card, &grade);

@@ -209,7 +209,7 @@ fn show_prints_one_card_with_its_followups() {
         .success()
         .stdout(contains("What must an MCP server send first"))
         .stdout(contains(
-            "• names notifications/subscriptions/acknowledged (required)",
+            "• names notifications/subscriptions/acknowledged exactly (required)",
         ))
         .stdout(contains("\nSolid answer (~40 s)\n"))
         .stdout(contains("**").not())

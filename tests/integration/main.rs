@@ -15,5 +15,6 @@ mod quiz;
 mod quiz_support;
 mod readme;
 mod serve;
+mod sse_props;
 mod stats;
 mod term;
