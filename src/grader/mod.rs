@@ -179,9 +179,9 @@ fn prose(card: &Card, answer: &str, parts: &mut Parts) {
     if card.points.is_empty() && card.red_flags.is_empty() {
         return;
     }
+    let compiled = compiled(card);
     let a = Analysis::new(answer);
-    for p in &card.points {
-        let rules: Vec<Rule> = p.rules.iter().map(Rule::compile).collect();
+    for (p, rules) in card.points.iter().zip(&compiled.points) {
         let m = rules
             .iter()
             .find_map(|r| rules::match_rule(&a, r, Mode::Point, &[]));
@@ -197,13 +197,10 @@ fn prose(card: &Card, answer: &str, parts: &mut Parts) {
         });
     }
     watch_identifiers(&a, answer, card, parts);
-    for f in &card.red_flags {
-        let guards: Vec<Group> = f.guards.iter().map(|g| Group::parse(g)).collect();
-        let hit = f
-            .rules
+    for (f, (rules, guards)) in card.red_flags.iter().zip(&compiled.flags) {
+        let hit = rules
             .iter()
-            .map(Rule::compile)
-            .find_map(|r| rules::match_rule(&a, &r, Mode::Flag, &guards));
+            .find_map(|r| rules::match_rule(&a, r, Mode::Flag, guards));
         if let Some(m) = hit {
             parts.red_flags.push(FlagHit {
                 id: f.id.clone(),
@@ -214,6 +211,63 @@ fn prose(card: &Card, answer: &str, parts: &mut Parts) {
             });
         }
     }
+}
+
+/// A card's match rules, compiled once: every alternative of every group is itself analysed
+/// like an answer, which costs more than grading a short answer, and concepts make the groups
+/// long. Kept per thread, keyed by the card's id and a fingerprint of its rules, so an edited
+/// card is compiled afresh.
+struct Compiled {
+    points: Vec<Vec<Rule>>,
+    flags: Vec<(Vec<Rule>, Vec<Group>)>,
+}
+
+fn compiled(card: &Card) -> std::rc::Rc<Compiled> {
+    use std::cell::RefCell;
+    use std::collections::HashMap;
+    use std::hash::{Hash, Hasher};
+    thread_local! {
+        static CACHE: RefCell<HashMap<(String, u64), std::rc::Rc<Compiled>>> = RefCell::new(HashMap::new());
+    }
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    for p in &card.points {
+        for r in &p.rules {
+            (&r.exact, &r.all).hash(&mut h);
+        }
+        0u8.hash(&mut h);
+    }
+    for f in &card.red_flags {
+        for r in &f.rules {
+            (&r.exact, &r.all).hash(&mut h);
+        }
+        f.guards.hash(&mut h);
+        1u8.hash(&mut h);
+    }
+    let key = (card.id.clone(), h.finish());
+    CACHE.with(|c| {
+        if let Some(hit) = c.borrow().get(&key) {
+            return hit.clone();
+        }
+        let built = std::rc::Rc::new(Compiled {
+            points: card
+                .points
+                .iter()
+                .map(|p| p.rules.iter().map(Rule::compile).collect())
+                .collect(),
+            flags: card
+                .red_flags
+                .iter()
+                .map(|f| {
+                    (
+                        f.rules.iter().map(Rule::compile).collect(),
+                        f.guards.iter().map(|g| Group::parse(g)).collect(),
+                    )
+                })
+                .collect(),
+        });
+        c.borrow_mut().insert(key, built.clone());
+        built
+    })
 }
 
 /// Identifier-like words written almost like one of the protocol's identifiers: reported on
