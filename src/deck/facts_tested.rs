@@ -1,8 +1,7 @@
 //! `decks check`: a card's `facts` lists only facts the card actually tests. A machine cannot
 //! read a card, but it can tell when a listed fact shares nothing with what the card asks,
 //! answers and grades: the fact's key terms (identifiers in backticks, error codes, the longer
-//! words) must show up in the card's own text, at least two of them (one when the fact has so
-//! few). A fact a card merely mentions in its long explanation does not count as tested. Order
+//! words) must show up in the card's own text, at least one of them. A fact a card merely mentions in its long explanation does not count as tested. Order
 //! cards are exempt: their sequence is the test.
 
 use super::locate::Locator;
@@ -86,7 +85,7 @@ pub fn check(loc: &Locator<'_>, i: usize, card: &Card, errors: &mut Vec<DeckErro
         };
         let terms = key_terms(&fact.text);
         let found: Vec<&String> = terms.iter().filter(|t| text.contains(t.as_str())).collect();
-        let needed = if terms.len() >= 3 { 2 } else { 1 }.min(terms.len());
+        let needed = 1.min(terms.len());
         if found.len() < needed {
             errors.push(loc.card(
                 i,
