@@ -152,7 +152,10 @@ impl Corpus {
         let parsed: AnswerFile = match toml::from_str(text) {
             Ok(p) => p,
             Err(e) => {
-                let (line, column) = e.span().map(|s| line_col(text, s.start)).unwrap_or((0, 0));
+                let (line, column) = e
+                    .span()
+                    .map(|s| crate::deck::locate::line_col(text, s.start))
+                    .unwrap_or((0, 0));
                 self.errors.push(DeckError {
                     file: file.to_string(),
                     line,
@@ -181,13 +184,6 @@ impl Corpus {
             });
         }
     }
-}
-
-fn line_col(text: &str, at: usize) -> (usize, usize) {
-    let before = &text[..at.min(text.len())];
-    let line = before.matches('\n').count() + 1;
-    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
-    (line, column)
 }
 
 /// How the grader judged one corpus answer, beside the expected judgement.
@@ -492,8 +488,8 @@ pub fn describe(o: &Outcome) -> String {
     if o.expected != o.got {
         parts.push(format!(
             "expected {}, graded {}",
-            name(o.expected),
-            name(o.got)
+            o.expected.name(),
+            o.got.name()
         ));
     }
     if !o.false_flags.is_empty() {
@@ -530,13 +526,5 @@ pub fn describe(o: &Outcome) -> String {
         "agrees".into()
     } else {
         parts.join("; ")
-    }
-}
-
-pub fn name(v: Verdict) -> &'static str {
-    match v {
-        Verdict::Pass => "pass",
-        Verdict::Partial => "partial",
-        Verdict::Fail => "fail",
     }
 }

@@ -10,7 +10,7 @@ pub mod export;
 pub mod facts;
 mod facts_tested;
 mod load;
-mod locate;
+pub(crate) mod locate;
 pub mod model;
 pub mod rubric;
 pub mod validate;

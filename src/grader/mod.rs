@@ -61,6 +61,17 @@ pub enum Verdict {
     Fail,
 }
 
+impl Verdict {
+    /// The verdict as stored, exported and printed: `pass`, `partial`, `fail`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Verdict::Pass => "pass",
+            Verdict::Partial => "partial",
+            Verdict::Fail => "fail",
+        }
+    }
+}
+
 /// An FSRS rating; also what the quiz stores for a review.
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize,

@@ -160,11 +160,7 @@ fn parse_list(s: &str) -> Vec<String> {
 }
 
 pub fn verdict_str(v: Verdict) -> &'static str {
-    match v {
-        Verdict::Pass => "pass",
-        Verdict::Partial => "partial",
-        Verdict::Fail => "fail",
-    }
+    v.name()
 }
 
 impl Store {
