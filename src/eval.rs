@@ -280,6 +280,15 @@ pub struct Report {
     pub problems: Vec<DeckError>,
 }
 
+impl Report {
+    /// Blank the held-out answers' texts, so a report printed while tuning cannot leak them.
+    pub fn hide_held_out_texts(&mut self) {
+        for o in self.outcomes.iter_mut().filter(|o| o.part == Part::HeldOut) {
+            o.text = String::from("(held out: shown only with --show-held-out)");
+        }
+    }
+}
+
 /// Grade every corpus answer (only those of `only`, a `DECK/CARD`, when given).
 pub fn evaluate(lib: &Library, corpus: &Corpus, only: Option<&str>) -> Report {
     let mut r = Report {

@@ -34,7 +34,25 @@ fn summary(name: &str, t: &Tally) -> String {
     )
 }
 
-pub fn render(r: &Report, show: bool) -> String {
+/// Which disagreeing answers `render` lists after the table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Show {
+    None,
+    Tuned,
+    All,
+}
+
+impl Show {
+    pub fn from_flags(show: bool, held_out: bool) -> Show {
+        match (show, held_out) {
+            (_, true) => Show::All,
+            (true, false) => Show::Tuned,
+            (false, false) => Show::None,
+        }
+    }
+}
+
+pub fn render(r: &Report, show: Show) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -61,8 +79,13 @@ pub fn render(r: &Report, show: bool) -> String {
     out.push('\n');
     out.push_str(&summary("tuned", &r.tuned));
     out.push_str(&summary("held out", &r.held_out));
-    if show {
-        for part in [Part::Tuned, Part::HeldOut] {
+    if show != Show::None {
+        let parts: &[Part] = if show == Show::All {
+            &[Part::Tuned, Part::HeldOut]
+        } else {
+            &[Part::Tuned]
+        };
+        for &part in parts {
             for o in r.outcomes.iter().filter(|o| o.part == part && !o.agrees()) {
                 let _ = writeln!(
                     out,

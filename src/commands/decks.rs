@@ -63,9 +63,14 @@ pub enum DecksCommand {
         /// Only this card (DECK/CARD).
         #[arg(long)]
         card: Option<String>,
-        /// Also list every answer the grader disagrees with, and why.
+        /// Also list every tuned answer the grader disagrees with, and why. Held-out answers
+        /// stay hidden so nobody tunes on them by accident.
         #[arg(long)]
         show: bool,
+        /// Also list (and put in --json) the held-out answers: for auditing a result, never for
+        /// tuning.
+        #[arg(long)]
+        show_held_out: bool,
         /// Print the report as JSON.
         #[arg(long)]
         json: bool,
@@ -100,13 +105,14 @@ pub fn run(args: Args, g: &Global) -> anyhow::Result<ExitCode> {
         DecksCommand::Eval {
             card,
             show,
+            show_held_out,
             json,
             answers,
             write_known,
         } => eval_cmd(
             g,
             card.as_deref(),
-            show,
+            eval_report::Show::from_flags(show, show_held_out),
             json,
             answers.as_deref(),
             write_known,
@@ -340,7 +346,7 @@ fn vocabulary_problems(lib: &Library) -> Vec<DeckError> {
 fn eval_cmd(
     g: &Global,
     card: Option<&str>,
-    show: bool,
+    show: eval_report::Show,
     json: bool,
     answers: Option<&std::path::Path>,
     write_known: bool,
@@ -356,7 +362,7 @@ fn eval_cmd(
         Some(dir) => eval::Corpus::from_dir(dir),
         None => eval::Corpus::embedded(),
     };
-    let report = eval::evaluate(&lib, &corpus, card);
+    let mut report = eval::evaluate(&lib, &corpus, card);
     if write_known {
         let path = std::path::Path::new("decks").join(eval::KNOWN_FILE);
         if !path.parent().is_some_and(std::path::Path::is_dir) {
@@ -370,6 +376,9 @@ fn eval_cmd(
         eprintln!("wrote {}", path.display());
     }
     if json {
+        if show != eval_report::Show::All {
+            report.hide_held_out_texts();
+        }
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
         print!("{}", eval_report::render(&report, show));
