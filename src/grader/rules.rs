@@ -469,6 +469,26 @@ const POLAR: &[&str] = &[
     "carries",
     "include",
     "includes",
+    // Verbs a point states and a "not" reverses ("doesn't have to come first", "does not
+    // arrive before"). Verbs a rule may forbid ("can't reuse the id") are left out: there the
+    // negation is the rule.
+    "have",
+    "has",
+    "need",
+    "needs",
+    "come",
+    "comes",
+    "arrive",
+    "arrives",
+    "carried",
+    "require",
+    "requires",
+    "contain",
+    "contains",
+    "wait",
+    "waits",
+    "happen",
+    "happens",
 ];
 
 /// A negation cue in the three words before `o`, in its clause ("is not mandatory",
@@ -481,7 +501,7 @@ fn denied_just_before(a: &Analysis, o: &Occ, own: &[usize]) -> bool {
         .iter()
         .any(|w| text::canon(&text::stem(w)) == head.canon);
     polar
-        && (o.first.saturating_sub(3)..o.first)
+        && (o.first.saturating_sub(4)..o.first)
             .filter(|&j| a.tokens[j].clause == o.clause && !own.contains(&j))
             .any(|j| is_negation(a, j))
 }
@@ -539,6 +559,11 @@ const NEGATIONS: &[&str] = &[
     "confuse",
     "confused",
     "confusing",
+    "avoid",
+    "avoids",
+    "avoided",
+    "avoiding",
+    "antipattern",
 ];
 
 /// Words a short denying tail may consist of ("..., but it isn't.", "That's wrong.").
@@ -640,6 +665,8 @@ pub fn is_negation(a: &Analysis, i: usize) -> bool {
             !next.is_some_and(|n| matches!(n.norm.as_str(), "only" | "just" | "merely" | "simply"))
         }
         "rather" => next.is_some_and(|n| n.norm == "than"),
+        // "is a bad idea", "bad practice"; not "the bad line".
+        "bad" => next.is_some_and(|n| matches!(n.norm.as_str(), "idea" | "practice" | "practise")),
         // "nothing but", "no other than": an "only", not a denial.
         "nothing" | "none" | "no" => {
             !next.is_some_and(|n| matches!(n.norm.as_str(), "but" | "except" | "other"))
@@ -832,11 +859,37 @@ fn attributed(a: &Analysis, claim: usize) -> bool {
         })
         || words
             .windows(2)
-            .any(|p| p == ["used", "to"] || p == ["common", "mistake"] || p == ["mix", "up"]);
+            .any(|p| p == ["used", "to"] || p == ["common", "mistake"] || p == ["mix", "up"])
+        // "Some SDKs I've seen default to ...": a report of what others do.
+        || words.windows(2).any(|p| {
+            matches!(p[0], "i've" | "we've" | "ive")
+                && matches!(p[1], "seen" | "heard" | "met" | "read")
+        });
+    // "A lot of people would just carry on", "a naive client would": what others do.
+    const GROUPS: &[&str] = &[
+        "people",
+        "folks",
+        "others",
+        "colleagues",
+        "candidates",
+        "newcomers",
+        "beginners",
+        "somebody",
+        "someone",
+        "naive",
+        "sdks",
+    ];
+    let habit = words.iter().enumerate().any(|(i, w)| {
+        GROUPS.contains(w)
+            && words[i + 1..]
+                .iter()
+                .take(2)
+                .any(|v| matches!(*v, "would" | "tend" | "often" | "usually" | "will"))
+    });
     let held = words.iter().enumerate().any(|(i, w)| {
         HOLDERS.contains(w) && words[i + 1..].iter().take(4).any(|v| VIEWS.contains(v))
     });
-    marked || held
+    marked || held || habit
 }
 
 /// Identifier-like words of the answer: candidates for "close: you wrote ...".
@@ -1090,6 +1143,8 @@ mod tests {
             "In older revisions the server assigned the id.",
             "It is a myth that the server assigns the id.",
             "A common mixup is that the server assigns the id.",
+            "A lot of people would just let the server assign the id.",
+            "Some SDKs I've seen let the server assign the id, which is wrong.",
         ] {
             assert!(!hits(attributed, &r, Mode::Flag), "{attributed}");
         }
@@ -1106,6 +1161,37 @@ mod tests {
             "Last-Event-ID: ignored, nothing to honour.",
             &r,
             Mode::Flag
+        ));
+    }
+
+    #[test]
+    fn judging_a_practice_bad_denies_it() {
+        let r = rule(&[], &["unbounded", "queue"]);
+        assert!(!hits(
+            "Unbounded queueing for a slow client is a bad idea.",
+            &r,
+            Mode::Flag
+        ));
+        assert!(!hits("Avoid an unbounded queue.", &r, Mode::Flag));
+        assert!(hits("Keep an unbounded queue per client.", &r, Mode::Flag));
+    }
+
+    #[test]
+    fn a_negated_requirement_earns_no_point() {
+        let r = rule(&[], &["ack", "have to come first|comes first"]);
+        assert!(!hits(
+            "The ack doesn't have to come first.",
+            &r,
+            Mode::Point
+        ));
+        assert!(!hits("The ack never comes first.", &r, Mode::Point));
+        assert!(hits("The ack has to come first.", &r, Mode::Point));
+        // A rule that forbids keeps its negation: "can't reuse" is the point.
+        let r = rule(&[], &["reuse", "id"]);
+        assert!(hits(
+            "You can't reuse the id of a live request.",
+            &r,
+            Mode::Point
         ));
     }
 
