@@ -213,15 +213,49 @@ fn prose(card: &Card, answer: &str, parts: &mut Parts) {
             .iter()
             .find_map(|r| rules::match_rule(&a, r, Mode::Flag, guards));
         if let Some(m) = hit {
+            let (start, end) = stating_clauses(&a, &m);
             parts.red_flags.push(FlagHit {
                 id: f.id.clone(),
                 label: f.label.clone(),
-                span: Span::from_norm(&a, answer, m.start, m.end),
+                span: Span::from_norm(&a, answer, start, end),
                 correction: f.correction.clone(),
                 spec: f.spec.clone(),
             });
         }
     }
+}
+
+/// The whole clauses a flag's match stands in, so the learner sees what they stated ("the
+/// server assigns the subscription id"), not just the words that matched ("server assigns").
+fn stating_clauses(a: &Analysis, m: &rules::RuleMatch) -> (usize, usize) {
+    let clauses = m
+        .tokens
+        .iter()
+        .filter_map(|&t| a.tokens.get(t))
+        .map(|t| t.clause);
+    let (Some(first), Some(last)) = (clauses.clone().min(), clauses.max()) else {
+        return (m.start, m.end);
+    };
+    let inside = a
+        .tokens
+        .iter()
+        .filter(|t| (first..=last).contains(&t.clause));
+    // A clause opener is not part of what was stated: "but the server assigns ..." quotes
+    // from "the".
+    let start = inside
+        .clone()
+        .skip_while(|t| {
+            t.start < m.start
+                && matches!(
+                    t.norm.as_str(),
+                    "but" | "and" | "so" | "then" | "however" | "whereas" | "while" | "yet"
+                )
+        })
+        .map(|t| t.start)
+        .min()
+        .unwrap_or(m.start);
+    let end = inside.map(|t| t.end).max().unwrap_or(m.end);
+    (start.min(m.start), end.max(m.end))
 }
 
 /// A card's match rules, compiled once: every alternative of every group is itself analysed

@@ -180,3 +180,32 @@ fn decks_eval_names_a_corpus_answer_for_an_unknown_card() {
         .stderr(contains("subscriptions.toml:1:1"))
         .stderr(contains("no card `subscriptions/no-such-card`"));
 }
+
+#[test]
+fn a_flag_quotes_the_clause_that_stated_it_and_a_leading_no_protects_nothing() {
+    let g = grade(
+        "subscriptions/subscription-id-origin",
+        "No, it is not a handshake, but the server assigns the subscription id, which it invents per stream.",
+    );
+    let hit = g
+        .red_flags
+        .iter()
+        .find(|f| f.id == "server-minted-id")
+        .unwrap_or_else(|| panic!("server-minted-id expected: {g:#?}"));
+    assert_eq!(hit.span.text, "the server assigns the subscription id");
+    assert_eq!(g.verdict, Verdict::Fail);
+}
+
+#[test]
+fn a_negated_requirement_earns_no_point() {
+    let g = grade(
+        "subscriptions/listen-first-message",
+        "The server sends notifications/subscriptions/acknowledged, but it is not mandatory and it doesn't have to come first.",
+    );
+    let order = g
+        .points
+        .iter()
+        .find(|p| p.label.contains("comes before"))
+        .unwrap_or_else(|| panic!("the order point: {g:#?}"));
+    assert!(!order.hit, "{g:#?}");
+}

@@ -77,7 +77,7 @@ fn a_red_flag_forces_again_and_brings_the_card_back() {
         "It is a handshake: notifications/subscriptions/acknowledged comes first.\n\n4\nquit\n";
     let out = session(home.path(), DAY1, &["--card", "qz/first-message"], script);
     assert!(
-        flat(&out).contains("⚑ RED FLAG calling it a handshake — you said “handshake”"),
+        flat(&out).contains("⚑ RED FLAG calling it a handshake — you said “It is a handshake”"),
         "{out}"
     );
     assert!(flat(&out).contains("correction: It is scoped to one stream; there is no initialize handshake. (SUB §Acknowledgment)"));
