@@ -155,6 +155,17 @@ pub(crate) fn is_negation(a: &Analysis, i: usize) -> bool {
             !next.is_some_and(|n| matches!(n.norm.as_str(), "only" | "just" | "merely" | "simply"))
         }
         "rather" => next.is_some_and(|n| n.norm == "than"),
+        // "instead of X" denies X; a trailing "instead" ("... defines a 30 s timeout
+        // instead") affirms the replacement.
+        "instead" => next.is_some_and(|n| n.norm == "of"),
+        // "if something's wrong", "when anything goes wrong": a condition, not a verdict.
+        "wrong" => !(i.saturating_sub(3)..i).any(|j| {
+            a.tokens[j].clause == t.clause
+                && matches!(
+                    a.tokens[j].norm.as_str(),
+                    "something's" | "something" | "anything" | "goes" | "went" | "go"
+                )
+        }),
         // "is a bad idea", "bad practice"; not "the bad line".
         "bad" => next.is_some_and(|n| matches!(n.norm.as_str(), "idea" | "practice" | "practise")),
         // "nothing but", "no other than": an "only", not a denial.

@@ -252,3 +252,24 @@ fn near_misses() {
         "io.modelcontextprotocol/subscriptionId"
     ));
 }
+
+#[test]
+fn a_trailing_instead_and_a_conditional_wrong_deny_nothing() {
+    let r = rule(&[], &["spec", "defines", "timeout"]);
+    assert!(hits(
+        "The spec defines a 30 s acknowledgement timeout instead.",
+        &r,
+        Mode::Flag
+    ));
+    assert!(!hits(
+        "Instead of a timeout the spec defines nothing; no timeout is defined.",
+        &rule(&[], &["spec", "defines", "timeout"]),
+        Mode::Flag
+    ));
+    let r = rule(&[], &["error", "stream"]);
+    assert!(hits(
+        "The ack comes first and then an error on the stream if something's wrong.",
+        &r,
+        Mode::Flag
+    ));
+}
