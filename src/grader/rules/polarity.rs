@@ -106,7 +106,14 @@ pub(super) fn denied_by_tail(a: &Analysis, clause: usize) -> bool {
     // "..., which is wrong for unknown values": a verdict on what came before, whatever follows.
     let verdict_opener = tail.len() >= 3
         && matches!(a.tokens[tail[0]].norm.as_str(), "which" | "that" | "that's")
-        && tail[1..tail.len().min(3)].iter().any(|&i| judged(i));
+        && tail[1..tail.len().min(3)].iter().any(|&i| {
+            // "which nobody wants" says something about the claim; it does not take it back.
+            judged(i)
+                && !matches!(
+                    a.tokens[i].norm.as_str(),
+                    "nobody" | "nothing" | "no" | "none"
+                )
+        });
     verdict_opener
         || (!tail.is_empty()
             && tail.len() <= 6
@@ -230,7 +237,21 @@ pub(super) fn clause_negated_here(a: &Analysis, c: usize, own: &[usize]) -> bool
         .iter()
         .enumerate()
         .filter(|(i, t)| t.clause == c && !own.contains(i))
-        .any(|(i, _)| is_negation(a, i) && (!judges_something_else(a, i, content)))
+        .any(|(i, _)| {
+            is_negation(a, i)
+                && !judges_something_else(a, i, content)
+                && !points_ahead(a, i, c, own)
+        })
+}
+
+/// "rather than" and "instead of" deny what follows them only: in "the tag should be the
+/// server's own handle rather than a copy of the request id" the handle is affirmed.
+fn points_ahead(a: &Analysis, i: usize, c: usize, own: &[usize]) -> bool {
+    matches!(a.tokens[i].norm.as_str(), "rather" | "instead")
+        && own
+            .iter()
+            .filter(|&&j| a.tokens[j].clause == c)
+            .all(|&j| j < i)
 }
 
 /// "wrong" and "incorrect" deny a claim they judge ("it is wrong to say the server assigns

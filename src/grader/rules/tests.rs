@@ -273,3 +273,25 @@ fn a_trailing_instead_and_a_conditional_wrong_deny_nothing() {
         Mode::Flag
     ));
 }
+
+#[test]
+fn rather_than_denies_only_what_follows_and_which_nobody_wants_takes_nothing_back() {
+    let r = rule(&[], &["server's own", "handle"]);
+    assert!(hits(
+        "The tag should be the server's own handle rather than a copy of the request id.",
+        &r,
+        Mode::Flag
+    ));
+    let r = rule(&[], &["copy", "request id"]);
+    assert!(!hits(
+        "The tag should be the server's own handle rather than a copy of the request id.",
+        &r,
+        Mode::Flag
+    ));
+    let r = rule(&[], &["push", "every notification"]);
+    assert!(hits(
+        "The server would push every notification type, which nobody wants.",
+        &r,
+        Mode::Flag
+    ));
+}
