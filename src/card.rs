@@ -9,7 +9,10 @@
 
 use serde::{Deserialize, Serialize};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+/// A card's kind. Adding one: its variant (and any fields of its own on [`Card`]) here, what
+/// decks, the quiz and the exports do with it in `kinds.rs`, and its grader in `grader/`.
+/// `ValueEnum` is derived for the list of every kind (`kinds::all`); its names are the serde ones.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "kebab-case")]
 pub enum CardKind {
     /// Free recall, graded against key points and red flags.

@@ -9,7 +9,7 @@ use super::input::{Input, Line};
 use super::rating::{self, Effort, Suggestion};
 use super::render::{self, Screen, bold, dim, green, red, yellow};
 use super::{Args, ModeArg, interviewer, queue};
-use crate::card::{Card, CardKind};
+use crate::card::Card;
 use crate::deck::Library;
 use crate::global::Global;
 use crate::grader::{self, Grade, Rating, Verdict};
@@ -411,7 +411,7 @@ impl Session {
         let mut hints = 0u32;
         let mut deeper = 0u32;
         let mut shown_points: usize = 0;
-        let single = self.args.interviewer || render::single_line(card.kind);
+        let single = self.args.interviewer || crate::kinds::of(card.kind).single_line();
         loop {
             let secs = self.measured(started) as u64;
             let prompt = if self.screen.plain {
@@ -511,14 +511,8 @@ impl Session {
                 *shown,
                 order.len()
             ));
-        } else if card.kind == CardKind::Choice {
-            let n = card.choices.iter().filter(|c| c.correct).count();
-            self.screen.line(&format!(
-                "{} {n} of the {} options {} right.",
-                cyan_hint(),
-                card.choices.len(),
-                if n == 1 { "is" } else { "are" }
-            ));
+        } else if let Some(hint) = crate::kinds::of(card.kind).last_hint(card) {
+            self.screen.line(&format!("{} {hint}", cyan_hint()));
         } else if let Some(step) = card.deeper.as_ref().and_then(|d| d.steps.first()) {
             self.screen.line(&format!("{} {step}", cyan_hint()));
         } else {
