@@ -208,6 +208,35 @@ impl Card {
     }
 }
 
+/// The one builder of cards for unit tests: the smallest card of `kind` (id `c`, question `q`,
+/// nothing else), for each test to fill in the fields it is about.
+#[cfg(test)]
+pub(crate) fn test_card(kind: CardKind) -> Card {
+    Card {
+        id: "c".into(),
+        kind,
+        question: "q".into(),
+        tags: Vec::new(),
+        facts: Vec::new(),
+        spec: Vec::new(),
+        tension: None,
+        basics: None,
+        answer: None,
+        code: None,
+        deeper: None,
+        points: Vec::new(),
+        red_flags: Vec::new(),
+        shared_flags: Vec::new(),
+        identifiers: Vec::new(),
+        after: Vec::new(),
+        followups: Vec::new(),
+        choices: Vec::new(),
+        items: Vec::new(),
+        cloze: None,
+        transcript: None,
+    }
+}
+
 impl CardKind {
     pub fn name(self) -> &'static str {
         match self {

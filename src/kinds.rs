@@ -610,14 +610,16 @@ mod tests {
             assert!(b.how_to_answer().ends_with(COMMANDS), "{}", k.name());
             for f in b.own_fields() {
                 assert!(
-                    kind_fields(&blank(k)).iter().any(|(name, _)| name == f),
+                    kind_fields(&crate::card::test_card(k))
+                        .iter()
+                        .any(|(name, _)| name == f),
                     "{} owns `{f}`, which kind_fields does not list",
                     k.name()
                 );
             }
         }
         // Each kind-only field belongs to exactly one kind, so a stray one names its owner.
-        for (field, _) in kind_fields(&blank(CardKind::Recall)) {
+        for (field, _) in kind_fields(&crate::card::test_card(CardKind::Recall)) {
             let owners = kinds
                 .iter()
                 .filter(|k| of(**k).own_fields().contains(&field))
@@ -654,13 +656,6 @@ mod tests {
                 "the unknown-kind message lacks {name}: {err}"
             );
         }
-    }
-
-    fn blank(kind: CardKind) -> Card {
-        let mut c: Card = toml::from_str("id = \"c\"\nkind = \"recall\"\nquestion = \"q\"")
-            .unwrap_or_else(|e| panic!("{e}"));
-        c.kind = kind;
-        c
     }
 
     #[test]

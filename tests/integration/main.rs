@@ -12,6 +12,7 @@ mod lab_flood;
 mod lab_pty;
 mod progress;
 mod quiz;
+mod quiz_process;
 mod quiz_support;
 mod readme;
 mod serve;
