@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use crate::quiz_support::*;
+use crate::support::*;
 
 fn count(hay: &str, needle: &str) -> usize {
     hay.matches(needle).count()

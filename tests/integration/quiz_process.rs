@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use predicates::prelude::*;
 
-use crate::quiz_support::*;
+use crate::support::*;
 
 #[test]
 fn pty_session_answer_hint_undo_rate_quit_resume() {
