@@ -15,7 +15,7 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use mcp_tutor::commands::{Cli, Command as Sub};
 use mcp_tutor::deck::Library;
 use mcp_tutor::grader::Rating;
-use mcp_tutor::store::{Mode, NewReview, Store};
+use mcp_tutor::store::{NewReview, ReviewMode, Store};
 
 const REVIEWS: usize = 1_000;
 
@@ -50,7 +50,7 @@ fn history() -> (Option<tempfile::TempDir>, PathBuf) {
     for i in 0..REVIEWS {
         let key = &keys[i % keys.len()];
         let at = start + Duration::minutes((i * 90 * 24 * 60 / REVIEWS) as i64);
-        let mut r = NewReview::new(key, ratings[i % ratings.len()], Mode::Review, at);
+        let mut r = NewReview::new(key, ratings[i % ratings.len()], ReviewMode::Review, at);
         r.points_missed = vec!["a key point".into()];
         r.answer_ms = Some(12_000);
         r.targets = Some((20, 40));

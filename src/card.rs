@@ -9,7 +9,10 @@
 
 use serde::{Deserialize, Serialize};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+/// A card's kind. Adding one: its variant (and any fields of its own on [`Card`]) here, what
+/// decks, the quiz and the exports do with it in `kinds.rs`, and its grader in `grader/`.
+/// `ValueEnum` is derived for the list of every kind (`kinds::all`); its names are the serde ones.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "kebab-case")]
 pub enum CardKind {
     /// Free recall, graded against key points and red flags.
@@ -202,6 +205,35 @@ impl Card {
     /// The kind as deck files write it (`spot-the-bug`).
     pub fn kind_name(&self) -> &'static str {
         self.kind.name()
+    }
+}
+
+/// The one builder of cards for unit tests: the smallest card of `kind` (id `c`, question `q`,
+/// nothing else), for each test to fill in the fields it is about.
+#[cfg(test)]
+pub(crate) fn test_card(kind: CardKind) -> Card {
+    Card {
+        id: "c".into(),
+        kind,
+        question: "q".into(),
+        tags: Vec::new(),
+        facts: Vec::new(),
+        spec: Vec::new(),
+        tension: None,
+        basics: None,
+        answer: None,
+        code: None,
+        deeper: None,
+        points: Vec::new(),
+        red_flags: Vec::new(),
+        shared_flags: Vec::new(),
+        identifiers: Vec::new(),
+        after: Vec::new(),
+        followups: Vec::new(),
+        choices: Vec::new(),
+        items: Vec::new(),
+        cloze: None,
+        transcript: None,
     }
 }
 

@@ -18,7 +18,7 @@ pub const PATH: &str = "docs/rules.md";
 
 /// One `### id` entry.
 #[derive(Debug, Clone, Default)]
-pub struct Rule {
+pub struct RuleEntry {
     pub id: String,
     /// MUST, MUST NOT, SHOULD, SHOULD NOT, MAY, prose, silent or tension.
     pub keyword: String,
@@ -40,7 +40,7 @@ pub struct RulesDoc {
     pub legend: BTreeMap<String, String>,
     /// `TAG §Section` → address.
     pub sections: BTreeMap<String, String>,
-    pub rules: Vec<Rule>,
+    pub rules: Vec<RuleEntry>,
 }
 
 /// The parsed document (parsed once).
@@ -65,15 +65,15 @@ fn list(v: &str) -> Vec<String> {
 
 pub fn parse(text: &str) -> RulesDoc {
     let mut d = RulesDoc::default();
-    let mut current: Option<Rule> = None;
+    let mut current: Option<RuleEntry> = None;
     for line in text.lines() {
         if let Some(id) = line.strip_prefix("### ") {
             if let Some(r) = current.take() {
                 d.rules.push(r);
             }
-            current = Some(Rule {
+            current = Some(RuleEntry {
                 id: id.trim().to_owned(),
-                ..Rule::default()
+                ..RuleEntry::default()
             });
             continue;
         }
@@ -132,7 +132,7 @@ pub fn parse(text: &str) -> RulesDoc {
 }
 
 impl RulesDoc {
-    pub fn rule(&self, id: &str) -> Option<&Rule> {
+    pub fn rule(&self, id: &str) -> Option<&RuleEntry> {
         self.rules.iter().find(|r| r.id == id)
     }
 

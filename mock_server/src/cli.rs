@@ -7,14 +7,7 @@ use crate::{Config, Fault, Limits, start_http};
 
 /// Options of `mock_server` and `mcp-tutor serve`.
 #[derive(Debug, Clone, clap::Args)]
-#[command(
-    after_help = "Faults (each breaks one rule; repeat --fault to combine; --list-faults says which):\n  \
-    no-ack, late-ack, notify-before-ack, untagged, wrong-subscription-id, id-type-changed,\n  \
-    filter-ignored, ack-overclaims, abrupt-close, close-without-tag, notify-after-cancel, log-on-listen\n\n\
-    Cause changes from any MCP client by calling the tools test_trigger_tool_change,\n\
-    test_trigger_prompt_change, test_trigger_resource_list_change, test_trigger_resource_update\n\
-    and test_close_subscriptions. The README has a curl walkthrough."
-)]
+#[command(after_help = after_help())]
 pub struct ServeArgs {
     /// Address to bind. Keep the default (loopback) unless you know why: local MCP servers should
     /// not be reachable from the network.
@@ -27,7 +20,7 @@ pub struct ServeArgs {
     #[arg(long)]
     pub stdio: bool,
     /// Break one subscription rule on purpose (repeatable); see the list below.
-    #[arg(long = "fault", value_name = "NAME")]
+    #[arg(long = "fault", value_name = "NAME", value_parser = <Fault as std::str::FromStr>::from_str)]
     pub faults: Vec<Fault>,
     /// Also accept this exact Origin (loopback origins are always accepted; repeatable).
     #[arg(long = "allow-origin", value_name = "ORIGIN")]
@@ -115,6 +108,17 @@ async fn interrupted() {
         }
     }
     let _ = tokio::signal::ctrl_c().await;
+}
+
+/// The help's tail: the faults as the catalogue lists them, and how to cause changes.
+fn after_help() -> String {
+    format!(
+        "Faults (each breaks one rule; repeat --fault to combine; --list-faults says which):\n{}\n\n\
+         Cause changes from any MCP client by calling the tools test_trigger_tool_change,\n\
+         test_trigger_prompt_change, test_trigger_resource_list_change, test_trigger_resource_update\n\
+         and test_close_subscriptions. The README has a curl walkthrough.",
+        crate::fault::help_list()
+    )
 }
 
 /// Runs the server until Ctrl-C (HTTP) or end of input (stdio).

@@ -5,7 +5,14 @@ use std::fmt;
 use std::str::FromStr;
 
 /// One deliberate protocol violation. Names are kebab-case for `--fault NAME`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+///
+/// The catalogue cannot drift: the list of faults is the derived `ValueEnum` table
+/// ([`Fault::all`]), and each fact about a fault ([`Fault::name`], [`Fault::rule`],
+/// [`Fault::spec`]) is an exhaustive `match`, so a new variant does not compile until it is
+/// named, explained and cited. `--help`, `--list-faults`, the lab's `fault` step, completions and
+/// the control tools all read these; the tests hold the README's table to them. What the fault
+/// does lives where the server sends (`hub.rs`, or `http.rs`/`stdio.rs` for a transport).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, clap::ValueEnum)]
 pub enum Fault {
     /// Never sends `notifications/subscriptions/acknowledged`; change notifications still flow.
     NoAck,
@@ -37,24 +44,10 @@ pub enum Fault {
     LogOnListen,
 }
 
-const ALL: [Fault; 12] = [
-    Fault::NoAck,
-    Fault::LateAck,
-    Fault::NotifyBeforeAck,
-    Fault::Untagged,
-    Fault::WrongSubscriptionId,
-    Fault::IdTypeChanged,
-    Fault::FilterIgnored,
-    Fault::AckOverclaims,
-    Fault::AbruptClose,
-    Fault::CloseWithoutTag,
-    Fault::NotifyAfterCancel,
-    Fault::LogOnListen,
-];
-
 impl Fault {
+    /// Every fault, in declaration order.
     pub fn all() -> &'static [Fault] {
-        &ALL
+        <Fault as clap::ValueEnum>::value_variants()
     }
 
     /// The `--fault` name.
@@ -172,6 +165,25 @@ impl FromStr for Fault {
     }
 }
 
+/// The faults for `--help`: every name, wrapped to the help text's lines under a two-space indent.
+pub fn help_list() -> String {
+    let mut out = String::new();
+    let mut line = String::from(" ");
+    for (i, f) in Fault::all().iter().enumerate() {
+        let sep = if i + 1 < Fault::all().len() { "," } else { "" };
+        if line.len() + f.name().len() + sep.len() + 1 > 88 {
+            out.push_str(&line);
+            out.push('\n');
+            line = String::from(" ");
+        }
+        line.push(' ');
+        line.push_str(f.name());
+        line.push_str(sep);
+    }
+    out.push_str(&line);
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -183,8 +195,13 @@ mod tests {
             assert_eq!(f.name().parse::<Fault>().unwrap(), *f);
             assert!(seen.insert(f.name()));
             assert!(!f.rule().is_empty() && f.spec().contains("docs/rules.md#"));
+            // clap's own name for the value is ours, so `--help` and `--fault` agree.
+            let derived = clap::ValueEnum::to_possible_value(f).map(|v| v.get_name().to_owned());
+            assert_eq!(derived.as_deref(), Some(f.name()));
         }
         assert_eq!("No_Ack".parse::<Fault>().unwrap(), Fault::NoAck);
+        // The bit set that holds the active faults has room for every one.
+        assert!(Fault::all().len() <= 32);
         let err = "nope".parse::<Fault>().unwrap_err().to_string();
         assert!(err.contains("no-ack") && err.contains("log-on-listen"));
     }

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use crate::card::Card;
 use crate::deck::Library;
 use crate::global::Global;
-use crate::rules_doc::{self, Rule, RulesDoc};
+use crate::rules_doc::{self, RuleEntry, RulesDoc};
 
 #[derive(Debug, clap::Args)]
 #[command(after_help = "\
@@ -22,7 +22,7 @@ pub struct Args {
 }
 
 /// Cards that teach `rule`: they share a fact with it or cite its entry.
-fn cards_for<'a>(rule: &Rule, lib: &'a Library) -> Vec<(String, &'a Card)> {
+fn cards_for<'a>(rule: &RuleEntry, lib: &'a Library) -> Vec<(String, &'a Card)> {
     let cite = format!("{}#{}", rules_doc::PATH, rule.id);
     lib.cards()
         .filter(|(_, c)| {
@@ -34,7 +34,7 @@ fn cards_for<'a>(rule: &Rule, lib: &'a Library) -> Vec<(String, &'a Card)> {
 }
 
 /// Rules behind `card`: they share a fact with it or the card cites them.
-fn rules_for<'a>(card: &Card, doc: &'a RulesDoc) -> Vec<&'a Rule> {
+fn rules_for<'a>(card: &Card, doc: &'a RulesDoc) -> Vec<&'a RuleEntry> {
     doc.rules
         .iter()
         .filter(|r| {
@@ -45,7 +45,7 @@ fn rules_for<'a>(card: &Card, doc: &'a RulesDoc) -> Vec<&'a Rule> {
         .collect()
 }
 
-fn print_rule(rule: &Rule, lib: &Library) {
+fn print_rule(rule: &RuleEntry, lib: &Library) {
     println!("{}  [{}]", rule.id, rule.keyword);
     println!("  {}", rule.text);
     println!("  spec: {}", rule.spec);

@@ -7,8 +7,8 @@ use std::fmt::Write as _;
 use serde_json::{Value, json};
 
 use super::{Deck, Library, facts};
-use crate::card::{Card, CardKind};
-use crate::grader;
+use crate::card::Card;
+use crate::kinds::{self, anki_html, anki_pre};
 
 /// Which cards teach each §9 fact (`DECK/CARD` keys), for every fact in facts.toml.
 pub fn coverage(lib: &Library) -> BTreeMap<u32, Vec<String>> {
@@ -125,61 +125,7 @@ fn card_md(out: &mut String, d: &Deck, c: &Card, depth: usize) {
     if let Some(t) = &c.tension {
         let _ = writeln!(out, "**Spec tension:** {t}\n");
     }
-    match c.kind {
-        CardKind::Choice => {
-            for (i, ch) in c.choices.iter().enumerate() {
-                let mark = if ch.correct { "**✓**" } else { "✗" };
-                let why = if ch.why.is_empty() {
-                    String::new()
-                } else {
-                    format!(" — {}", ch.why)
-                };
-                let _ = writeln!(
-                    out,
-                    "- ({}) {} {mark}{why}",
-                    grader::choice_label(i),
-                    ch.text
-                );
-            }
-            out.push('\n');
-        }
-        CardKind::Order => {
-            let _ = writeln!(out, "Correct order:\n");
-            for (i, it) in c.items.iter().enumerate() {
-                let _ = writeln!(out, "{}. {it}", i + 1);
-            }
-            out.push('\n');
-        }
-        CardKind::Cloze => {
-            if let Some(t) = &c.cloze {
-                // The answers shown in bold where the blanks are, paired as the grader pairs them.
-                let mut shown = String::new();
-                let mut at = 0;
-                for (start, end) in crate::grader::cloze_scan(t).spans {
-                    shown.push_str(&t[at..start]);
-                    shown.push_str(&format!("**{}**", &t[start + 2..end - 2]));
-                    at = end;
-                }
-                shown.push_str(&t[at..]);
-                let _ = writeln!(out, "{shown}\n");
-            }
-        }
-        CardKind::SpotTheBug => {
-            if let Some(t) = &c.transcript {
-                let _ = writeln!(out, "```{}", t.lang);
-                for (n, line) in t.text.lines().enumerate() {
-                    let mark = if n as u32 + 1 == t.bug_line {
-                        "  ← the bug"
-                    } else {
-                        ""
-                    };
-                    let _ = writeln!(out, "{:>2} {line}{mark}", n + 1);
-                }
-                let _ = writeln!(out, "```\n");
-            }
-        }
-        CardKind::Recall | CardKind::NameIt => {}
-    }
+    kinds::of(c.kind).markdown(c, out);
     if !c.points.is_empty() {
         let _ = writeln!(out, "Key points:\n");
         for p in &c.points {
@@ -263,131 +209,15 @@ pub fn to_markdown(lib: &Library) -> String {
     out
 }
 
-/// Text safe inside an HTML field, with `code` spans and line breaks kept. Anki's text import
-/// splits on tabs and newlines, so neither may survive.
-fn anki_html(text: &str) -> String {
-    let escaped = text
-        .replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-        .replace('\t', "    ");
-    let mut out = String::new();
-    for (i, part) in escaped.split('`').enumerate() {
-        if i % 2 == 1 {
-            let _ = write!(out, "<code>{part}</code>");
-        } else {
-            out.push_str(part);
-        }
-    }
-    out.trim().replace("\\\n", " ").replace('\n', "<br>")
-}
-
-fn anki_pre(text: &str) -> String {
-    let escaped = text
-        .trim_end()
-        .replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('\t', "    ");
-    format!("<pre>{}</pre>", escaped.replace('\n', "<br>"))
-}
-
-/// The cloze text with every `{{answer}}` shown as `[...]`.
-fn blank_out(cloze: &str) -> String {
-    let mut out = String::new();
-    let mut rest = cloze;
-    while let Some(i) = rest.find("{{") {
-        out.push_str(&rest[..i]);
-        match rest[i..].find("}}") {
-            Some(j) => {
-                out.push_str("[...]");
-                rest = &rest[i + j + 2..];
-            }
-            None => {
-                rest = &rest[i..];
-                break;
-            }
-        }
-    }
-    out.push_str(rest);
-    out
-}
-
 fn anki_front(card: &Card) -> String {
     let mut f = anki_html(&card.question);
-    match card.kind {
-        CardKind::Choice => {
-            f.push_str("<ol type=\"a\">");
-            for c in &card.choices {
-                let _ = write!(f, "<li>{}</li>", anki_html(&c.text));
-            }
-            f.push_str("</ol>");
-        }
-        CardKind::Order => {
-            f.push_str("<ul>");
-            let display = grader::order_display(card);
-            for &k in &display {
-                if let Some(item) = card.items.get(k) {
-                    let _ = write!(f, "<li>{}</li>", anki_html(item));
-                }
-            }
-            f.push_str("</ul>");
-        }
-        CardKind::Cloze => {
-            if let Some(c) = &card.cloze {
-                f.push_str(&anki_pre(&blank_out(c)));
-            }
-        }
-        CardKind::SpotTheBug => {
-            if let Some(t) = &card.transcript {
-                let numbered: Vec<String> = t
-                    .text
-                    .trim_end()
-                    .lines()
-                    .enumerate()
-                    .map(|(i, l)| format!("{:>2}  {l}", i + 1))
-                    .collect();
-                f.push_str(&anki_pre(&numbered.join("\n")));
-            }
-        }
-        CardKind::Recall | CardKind::NameIt => {}
-    }
+    kinds::of(card.kind).anki_front(card, &mut f);
     f
 }
 
 fn anki_back(card: &Card) -> String {
     let mut b = String::new();
-    match card.kind {
-        CardKind::Choice => {
-            let right: Vec<String> = card
-                .choices
-                .iter()
-                .filter(|c| c.correct)
-                .map(|c| anki_html(&c.text))
-                .collect();
-            let _ = write!(b, "<b>Right:</b> {}<br><br>", right.join("; "));
-        }
-        CardKind::Order => {
-            let items: Vec<String> = card.items.iter().map(|i| anki_html(i)).collect();
-            let _ = write!(
-                b,
-                "<b>Order:</b><ol><li>{}</li></ol>",
-                items.join("</li><li>")
-            );
-        }
-        CardKind::Cloze => {
-            if let Some(c) = &card.cloze {
-                b.push_str(&anki_pre(&c.replace("{{", "").replace("}}", "")));
-            }
-        }
-        CardKind::SpotTheBug => {
-            if let Some(t) = &card.transcript {
-                let _ = write!(b, "<b>The faulty line:</b> {}<br><br>", t.bug_line);
-            }
-        }
-        CardKind::Recall | CardKind::NameIt => {}
-    }
+    kinds::of(card.kind).anki_back(card, &mut b);
     if let Some(basics) = &card.basics {
         let _ = write!(
             b,

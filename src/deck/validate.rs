@@ -139,11 +139,8 @@ fn check_card(
             errors.push(loc.label(i, &f.label, format!("red flag \"{}\" of card `{id}` has no `examples`; add at least one answer that must fire it", f.label)));
         }
     }
-    let needs_answer = matches!(
-        card.kind,
-        CardKind::Recall | CardKind::NameIt | CardKind::SpotTheBug
-    );
-    if needs_answer
+    let kind = crate::kinds::of(card.kind);
+    if kind.needs_answer_text()
         && card
             .answer
             .as_ref()
@@ -152,85 +149,28 @@ fn check_card(
         errors.push(loc.card(i, format!("card `{id}` has no `answer` text; add `[cards.answer]` with `seconds` and `text` (it is the golden self-test)")));
     }
     // Fields another kind would use are ignored by this one: say so rather than drop them.
-    let stray = [
-        ("choices", !card.choices.is_empty(), CardKind::Choice),
-        ("items", !card.items.is_empty(), CardKind::Order),
-        ("cloze", card.cloze.is_some(), CardKind::Cloze),
-        (
-            "transcript",
-            card.transcript.is_some(),
-            CardKind::SpotTheBug,
-        ),
-    ];
-    for (field, present, owner) in stray {
-        if present && card.kind != owner {
-            errors.push(loc.field(
-                i,
-                field,
-                format!(
-                    "card `{id}` is a {} card but has `{field}`, which only {} cards use; change `kind` or remove the field",
-                    card.kind.name(),
-                    owner.name()
-                ),
-            ));
+    for (field, present) in crate::kinds::kind_fields(card) {
+        if !present || kind.own_fields().contains(&field) {
+            continue;
         }
+        let owner = crate::kinds::all()
+            .iter()
+            .find(|k| crate::kinds::of(**k).own_fields().contains(&field))
+            .map_or("other", |k| k.name());
+        errors.push(loc.field(
+            i,
+            field,
+            format!(
+                "card `{id}` is a {} card but has `{field}`, which only {owner} cards use; change `kind` or remove the field",
+                card.kind.name(),
+            ),
+        ));
     }
-    match card.kind {
-        CardKind::Recall => {
-            if !card.points.iter().any(|p| p.required) {
-                errors.push(loc.card(i, format!("recall card `{id}` has no required point; mark the points an interviewer must hear with `required = true`")));
-            }
-        }
-        CardKind::NameIt => {
-            let exact = card.points.iter().any(|p| p.required && p.rules.iter().any(|r| !r.exact.is_empty()));
-            if !exact {
-                errors.push(loc.card(i, format!("name-it card `{id}` needs a required point with an `exact` identifier")));
-            }
-        }
-        CardKind::Choice => {
-            if card.choices.len() < 2 {
-                errors.push(loc.field(i, "choices", format!("choice card `{id}` needs at least two `[[cards.choices]]`")));
-            }
-            if !card.choices.iter().any(|c| c.correct) {
-                errors.push(loc.field(i, "choices", format!("choice card `{id}` has no correct option; set `correct = true` on the right one(s)")));
-            }
-            if card.choices.len() > 26 {
-                errors.push(loc.field(i, "choices", format!("choice card `{id}` has more than 26 options; options are lettered a–z")));
-            }
-        }
-        CardKind::Order => {
-            if card.items.len() < 2 {
-                errors.push(loc.field(i, "items", format!("order card `{id}` needs at least two `items`, written in the correct order")));
-            }
-            let distinct: BTreeSet<&String> = card.items.iter().collect();
-            if distinct.len() != card.items.len() {
-                errors.push(loc.field(i, "items", format!("order card `{id}` repeats an item; each item must be distinct")));
-            }
-        }
-        CardKind::Cloze => {
-            let text = card.cloze.as_deref().unwrap_or("");
-            let blanks = grader::cloze_blanks(text);
-            if card.cloze.is_none() {
-                errors.push(loc.card(i, format!("cloze card `{id}` has no `cloze` text; write it with `{{{{blank}}}}` markers")));
-            } else if blanks.is_empty() || blanks.iter().any(Vec::is_empty) {
-                errors.push(loc.field(i, "cloze", format!("cloze text of card `{id}` has no `{{{{…}}}}` blank (or an empty one); mark each answer as `{{{{answer}}}}`")));
-            } else if grader::cloze_scan(text).unclosed.is_some() {
-                errors.push(loc.field(i, "cloze", format!("cloze text of card `{id}` has an unclosed `{{{{`; close every blank with `}}}}`")));
-            }
-        }
-        CardKind::SpotTheBug => match &card.transcript {
-            None => errors.push(loc.card(i, format!("spot-the-bug card `{id}` has no `[cards.transcript]` with `lang`, `text` and `bug_line`"))),
-            Some(t) => {
-                let lines = t.text.lines().count();
-                if t.bug_line == 0 || t.bug_line as usize > lines {
-                    errors.push(loc.field(
-                        i,
-                        "bug_line",
-                        format!("card `{id}` has bug_line = {}, but its transcript has {lines} lines (lines count from 1)", t.bug_line),
-                    ));
-                }
-            }
-        },
+    for problem in kind.check(card) {
+        errors.push(match problem.field {
+            Some(field) => loc.field(i, field, problem.message),
+            None => loc.card(i, problem.message),
+        });
     }
 }
 

@@ -165,13 +165,7 @@ mod tests {
     use crate::card::{CardKind, Point, RedFlag};
 
     fn card() -> Card {
-        let mut c: Card = toml::from_str(
-            r#"id = "c"
-kind = "recall"
-question = "q""#,
-        )
-        .unwrap();
-        c.kind = CardKind::Recall;
+        let mut c = crate::card::test_card(CardKind::Recall);
         for (label, required) in [("a", true), ("b", true), ("c", false)] {
             c.points.push(Point {
                 id: label.into(),

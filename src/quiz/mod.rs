@@ -8,10 +8,10 @@
 mod input;
 mod interviewer;
 mod queue;
-pub mod rating;
-pub mod render;
+pub(crate) mod rating;
+pub(crate) mod render;
 mod session;
-pub mod shuffle;
+pub(crate) mod shuffle;
 
 use std::collections::HashMap;
 use std::io::IsTerminal;

@@ -3,33 +3,15 @@
 
 use std::io::Write;
 
-use crate::card::{Card, CardKind};
-use crate::grader::{Grade, Rating, choice_label, order_display};
+use crate::card::Card;
+use crate::grader::{Grade, Rating};
+use crate::kinds::{self, Piece};
 use crate::scheduler::rating_str;
 
 // The quiz paints with the one palette (`term::ink`); these names keep its call sites short.
 pub use crate::term::ink::{
     bad as red, faint as dim, good as green, note as cyan, strong as bold, warn as yellow,
 };
-
-pub fn kind_name(k: CardKind) -> &'static str {
-    match k {
-        CardKind::Recall => "free recall",
-        CardKind::NameIt => "name it",
-        CardKind::Cloze => "cloze",
-        CardKind::Choice => "choice",
-        CardKind::Order => "order",
-        CardKind::SpotTheBug => "spot the bug",
-    }
-}
-
-/// Kinds answered in one line: Enter finishes. The others take several lines.
-pub fn single_line(k: CardKind) -> bool {
-    matches!(
-        k,
-        CardKind::NameIt | CardKind::Choice | CardKind::Order | CardKind::Cloze
-    )
-}
 
 pub fn targets(card: &Card) -> (u32, u32) {
     // A card that only sets the answer's time (a 5 s name-it card) keeps it: the basics
@@ -135,7 +117,7 @@ impl Screen {
             "[{}/{}] {key}{followup} · {} · targets {b} s basics / {s} s solid",
             pos.0,
             pos.1,
-            kind_name(card.kind)
+            kinds::of(card.kind).label()
         );
         if self.plain {
             self.line(&format!("question {head}"));
@@ -156,38 +138,12 @@ impl Screen {
             self.para(&yellow(n), "", "  ");
         }
         self.block(&card.question);
-        match card.kind {
-            CardKind::Choice => {
-                for (i, c) in card.choices.iter().enumerate() {
-                    self.para(&c.text, &format!("  {}. ", choice_label(i)), "     ");
-                }
-            }
-            CardKind::Order => {
-                // The grader reads "3 1 2" against this same display order.
-                for (shown, item) in order_display(card).iter().enumerate() {
-                    if let Some(text) = card.items.get(*item) {
-                        self.para(text, &format!("  {}. ", shown + 1), "     ");
-                    }
-                }
-            }
-            CardKind::Cloze => {
-                // Cloze text is often JSON: never wrapped.
-                if let Some(text) = &card.cloze {
-                    self.code(&blank_cloze(text));
-                }
-            }
-            CardKind::SpotTheBug => {
-                if let Some(t) = &card.transcript {
-                    self.line(&dim(&format!("  ({})", t.lang)));
-                    for (i, l) in t.text.trim_end().lines().enumerate() {
-                        self.verbatim(&format!("  {:>3} | {l}", i + 1));
-                    }
-                }
-            }
-            CardKind::Recall | CardKind::NameIt => {}
+        let kind = kinds::of(card.kind);
+        for piece in kind.prompt(card) {
+            self.piece(piece);
         }
         if !self.interviewer {
-            self.para(&dim(how_to_answer(card.kind)), "", "");
+            self.para(&dim(kind.how_to_answer()), "", "");
         }
         self.flush();
     }
@@ -218,23 +174,8 @@ impl Screen {
         for l in crate::term::checklist(grade, self.plain, self.width) {
             self.verbatim(&l);
         }
-        if card.kind == CardKind::Choice {
-            for (i, c) in card.choices.iter().enumerate() {
-                let tag = if c.correct { "right" } else { "wrong" };
-                self.para(
-                    &format!("{tag}: {}", c.why),
-                    &format!("  {}. ", choice_label(i)),
-                    "     ",
-                );
-            }
-        }
-        if card.kind == CardKind::Order
-            && let Some(order) = crate::grader::golden_answer(card)
-        {
-            self.line(&format!("  right order: {order}"));
-        }
-        if let Some(t) = &card.transcript {
-            self.line(&format!("  the faulty line is {}", t.bug_line));
+        for piece in kinds::of(card.kind).reveal(card) {
+            self.piece(piece);
         }
         if let Some(basics) = &card.basics {
             self.heading(&format!("basics (~{} s)", basics.seconds));
@@ -249,6 +190,16 @@ impl Screen {
             self.code(&code.text);
         }
         self.flush();
+    }
+
+    /// One piece of what a kind shows (its options, its transcript, the right order).
+    fn piece(&mut self, piece: Piece) {
+        match piece {
+            Piece::Item { mark, text } => self.para(&text, &format!("  {mark} "), "     "),
+            Piece::Code(text) => self.code(&text),
+            Piece::Aside(text) => self.line(&dim(&text)),
+            Piece::Line(text) => self.line(&text),
+        }
     }
 
     pub fn rating_prompt(&self, suggested: Rating, cap: Rating, reasons: &[String]) -> String {
@@ -266,62 +217,5 @@ impl Screen {
             "rate{why}{capped}: Enter = {} · 1 again · 2 hard · 3 good · 4 easy > ",
             rating_str(suggested)
         )
-    }
-}
-
-/// Each blank becomes `[n]____`; pairing is the grader's, so JSON braces in the text stay text.
-fn blank_cloze(text: &str) -> String {
-    let mut out = String::new();
-    let mut at = 0;
-    for (n, (start, end)) in crate::grader::cloze_scan(text)
-        .spans
-        .into_iter()
-        .enumerate()
-    {
-        out.push_str(&text[at..start]);
-        out.push_str(&format!("[{}]____", n + 1));
-        at = end;
-    }
-    out.push_str(&text[at..]);
-    out
-}
-
-fn how_to_answer(kind: CardKind) -> &'static str {
-    match kind {
-        CardKind::Recall => {
-            "Answer in as many lines as you like; finish with an empty line (or a line with just `.`). Commands: hint, deeper, skip, undo, help, quit."
-        }
-        CardKind::SpotTheBug => {
-            "Name the faulty line number and the rule it breaks; finish with an empty line (or `.`). Commands: hint, deeper, skip, undo, help, quit."
-        }
-        CardKind::NameIt => {
-            "Type the exact name and press Enter. Commands: hint, deeper, skip, undo, help, quit."
-        }
-        CardKind::Choice => {
-            "Type the letter(s) of every right option (e.g. `b` or `a, c`) and press Enter. Commands: hint, deeper, skip, undo, help, quit."
-        }
-        CardKind::Order => {
-            "Type the numbers in the right order (e.g. `3 1 2`) and press Enter. Commands: hint, deeper, skip, undo, help, quit."
-        }
-        CardKind::Cloze => {
-            "Fill the blanks in order, separated by commas, and press Enter. Commands: hint, deeper, skip, undo, help, quit."
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::blank_cloze;
-
-    #[test]
-    fn cloze_blanks_inside_json_keep_the_closing_braces() {
-        assert_eq!(
-            blank_cloze(r#"{"error":{"code":{{-32602}}}}"#),
-            r#"{"error":{"code":[1]____}}"#
-        );
-        assert_eq!(
-            blank_cloze("{{a}} then {{b}}, done"),
-            "[1]____ then [2]____, done"
-        );
     }
 }

@@ -107,10 +107,9 @@ mod tests {
     use crate::card::Choice;
 
     fn card(n: usize, right: &[usize]) -> Card {
-        let mut c: Card = toml::from_str(
-            "id = \"c\"\nkind = \"choice\"\nquestion = \"Which?\"\nspec = [\"SUB §Acknowledgment\"]\n",
-        )
-        .expect("card");
+        let mut c = crate::card::test_card(crate::card::CardKind::Choice);
+        c.question = "Which?".into();
+        c.spec = vec!["SUB §Acknowledgment".into()];
         c.choices = (0..n)
             .map(|i| Choice {
                 text: format!("option number {i}"),

@@ -26,7 +26,7 @@ pub const DB_FILE: &str = "progress.sqlite3";
 /// What kind of session produced a review. Only `cram` leaves the schedule alone.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Mode {
+pub enum ReviewMode {
     Review,
     Cram,
     Interview,
@@ -35,19 +35,19 @@ pub enum Mode {
     Lab,
 }
 
-impl Mode {
+impl ReviewMode {
     pub fn as_str(self) -> &'static str {
         match self {
-            Mode::Review => "review",
-            Mode::Cram => "cram",
-            Mode::Interview => "interview",
-            Mode::Exam => "exam",
-            Mode::Interviewer => "interviewer",
-            Mode::Lab => "lab",
+            ReviewMode::Review => "review",
+            ReviewMode::Cram => "cram",
+            ReviewMode::Interview => "interview",
+            ReviewMode::Exam => "exam",
+            ReviewMode::Interviewer => "interviewer",
+            ReviewMode::Lab => "lab",
         }
     }
     pub fn schedules(self) -> bool {
-        self != Mode::Cram
+        self != ReviewMode::Cram
     }
 }
 
@@ -69,7 +69,7 @@ pub struct NewReview {
     pub targets: Option<(u32, u32)>,
     pub hints: u32,
     pub deeper: u32,
-    pub mode: Mode,
+    pub mode: ReviewMode,
     pub card_hash: Option<String>,
     pub session: Option<String>,
     /// Where the review came from: `quiz`, or e.g. `lab:ack-first`.
@@ -77,7 +77,7 @@ pub struct NewReview {
 }
 
 impl NewReview {
-    pub fn new(card: &str, rating: Rating, mode: Mode, at: DateTime<Utc>) -> NewReview {
+    pub fn new(card: &str, rating: Rating, mode: ReviewMode, at: DateTime<Utc>) -> NewReview {
         NewReview {
             card: card.to_string(),
             at,
@@ -324,7 +324,7 @@ impl Store {
     /// The lab's hook: a wrong prediction about a linked card counts as an `again` review
     /// (mode `lab`), scheduled like any other.
     pub fn record_lapse(&self, card_key: &str, source: &str) -> anyhow::Result<()> {
-        let mut r = NewReview::new(card_key, Rating::Again, Mode::Lab, scheduler::now());
+        let mut r = NewReview::new(card_key, Rating::Again, ReviewMode::Lab, scheduler::now());
         r.source = source.to_string();
         self.record(&r)?;
         Ok(())

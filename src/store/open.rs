@@ -435,7 +435,7 @@ fn verify(conn: &Connection, path: &Path) -> anyhow::Result<()> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{Mode, NewReview, Store};
+    use super::super::{NewReview, ReviewMode, Store};
     use super::*;
     use crate::grader::Rating;
 
@@ -447,7 +447,7 @@ mod tests {
         s.record(&NewReview::new(
             "d/c",
             Rating::Good,
-            Mode::Review,
+            ReviewMode::Review,
             chrono::Utc::now(),
         ))
         .unwrap();

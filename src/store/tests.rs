@@ -13,13 +13,18 @@ fn record_undo_and_state() {
     let dir = tempfile::tempdir().unwrap();
     let s = Store::open(dir.path()).unwrap();
     let a = s
-        .record(&NewReview::new("d/c", Rating::Good, Mode::Review, t0()))
+        .record(&NewReview::new(
+            "d/c",
+            Rating::Good,
+            ReviewMode::Review,
+            t0(),
+        ))
         .unwrap();
     let b = s
         .record(&NewReview::new(
             "d/c",
             Rating::Good,
-            Mode::Review,
+            ReviewMode::Review,
             t0() + Duration::minutes(10),
         ))
         .unwrap();
@@ -42,8 +47,13 @@ fn record_undo_and_state() {
 fn cram_does_not_touch_the_schedule_and_lapses_do() {
     let dir = tempfile::tempdir().unwrap();
     let s = Store::open(dir.path()).unwrap();
-    s.record(&NewReview::new("d/c", Rating::Again, Mode::Cram, t0()))
-        .unwrap();
+    s.record(&NewReview::new(
+        "d/c",
+        Rating::Again,
+        ReviewMode::Cram,
+        t0(),
+    ))
+    .unwrap();
     assert!(s.state("d/c").unwrap().is_none());
     s.record_lapse("d/c", "lab:ack-first").unwrap();
     let rows = s.reviews().unwrap();
@@ -73,12 +83,17 @@ fn two_writers_at_once_lose_nothing() {
                 let s = Store::open(&path).unwrap();
                 for i in 0..40 {
                     let at = t0() + Duration::minutes(i);
-                    s.record(&NewReview::new("d/shared", Rating::Good, Mode::Review, at))
-                        .unwrap();
+                    s.record(&NewReview::new(
+                        "d/shared",
+                        Rating::Good,
+                        ReviewMode::Review,
+                        at,
+                    ))
+                    .unwrap();
                     s.record(&NewReview::new(
                         &format!("d/own-{w}"),
                         Rating::Hard,
-                        Mode::Review,
+                        ReviewMode::Review,
                         at,
                     ))
                     .unwrap();
@@ -102,7 +117,7 @@ fn reset_forgets_a_deck() {
     let dir = tempfile::tempdir().unwrap();
     let s = Store::open(dir.path()).unwrap();
     for c in ["a/x", "a/y", "b/z"] {
-        s.record(&NewReview::new(c, Rating::Good, Mode::Review, t0()))
+        s.record(&NewReview::new(c, Rating::Good, ReviewMode::Review, t0()))
             .unwrap();
     }
     let m = s.cards_matching(Some("a")).unwrap();

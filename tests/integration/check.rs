@@ -309,7 +309,7 @@ fn a_missing_trigger_tool_is_skipped_not_passed() {
         assert_eq!(st[rule], "SKIP", "{rule}\n{out}");
     }
     assert!(
-        crate::quiz_support::flat(&out).contains("the server has no tool \"no_such_tool\""),
+        crate::support::flat(&out).contains("the server has no tool \"no_such_tool\""),
         "{out}"
     );
     // The resource update still ran, so delivery was judged on it.

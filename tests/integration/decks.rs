@@ -9,13 +9,7 @@ pub const BROKEN: &str = "tests/fixtures/decks/broken";
 
 /// The binary with no user decks folder and no colour, so only the decks we pass are extra.
 pub fn tutor(config: &tempfile::TempDir) -> Command {
-    let mut cmd = Command::cargo_bin("mcp-tutor").expect("binary builds");
-    cmd.env("XDG_CONFIG_HOME", config.path())
-        .env("HOME", config.path())
-        .env("NO_COLOR", "1")
-        .env("MCP_TUTOR_HOME", config.path().join("data"))
-        .timeout(std::time::Duration::from_secs(60));
-    cmd
+    crate::support::clean(config.path())
 }
 
 fn tmp() -> tempfile::TempDir {

@@ -5,7 +5,6 @@
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
-use std::time::Duration;
 
 use mcp_tutor::lab::scenario;
 
@@ -15,14 +14,7 @@ pub fn bin() -> &'static str {
 
 /// `mcp-tutor` with its own data dir, no colour, bounded in time.
 pub fn tutor(home: &Path) -> assert_cmd::Command {
-    let mut c = assert_cmd::Command::new(bin());
-    c.env_clear()
-        .env("MCP_TUTOR_HOME", home)
-        .env("HOME", home)
-        .env("NO_COLOR", "1")
-        .env("TZ", "UTC");
-    c.timeout(Duration::from_secs(90));
-    c
+    crate::support::clean(home)
 }
 
 /// Ports change from run to run; nothing else in a transcript should.

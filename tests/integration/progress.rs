@@ -2,7 +2,7 @@
 
 use predicates::prelude::*;
 
-use crate::quiz_support::*;
+use crate::support::*;
 
 fn learn(home: &std::path::Path) {
     session(

@@ -67,3 +67,42 @@ fn an_unknown_fault_names_the_valid_ones() {
         .stderr(contains("unknown fault"))
         .stderr(contains("filter-ignored"));
 }
+
+/// The fault catalogue cannot drift from what users reach: every fault is switched on by
+/// `serve --fault NAME` (the server's own control tool says so) and has its row in the README.
+#[test]
+fn every_fault_is_reachable_by_name_and_documented() {
+    let readme = include_str!("../../README.md");
+    for f in mock_server::Fault::all() {
+        let name = f.name();
+        assert!(
+            readme.contains(&format!("| `{name}` |")),
+            "the README's fault table has no row for {name}"
+        );
+        let ask = protocol::request(
+            &1.into(),
+            method::TOOLS_CALL,
+            json!({"name": "test_list_faults", "arguments": {}}),
+        );
+        let out = serve()
+            .args(["--stdio", "--fault", name])
+            .write_stdin(format!("{ask}\n"))
+            .timeout(std::time::Duration::from_secs(20))
+            .assert()
+            .success();
+        let stdout = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+        let answer: Value = stdout
+            .lines()
+            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+            .find(|m| m["id"] == 1)
+            .unwrap_or_else(|| panic!("no answer to {ask} with --fault {name}: {stdout}"));
+        let on: Vec<&str> = answer["result"]["structuredContent"]["faults"]
+            .as_array()
+            .unwrap_or_else(|| panic!("no fault list in {answer}"))
+            .iter()
+            .filter(|row| row["on"] == true)
+            .filter_map(|row| row["name"].as_str())
+            .collect();
+        assert_eq!(on, [name], "--fault {name} switched on {on:?}");
+    }
+}

@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use predicates::prelude::*;
 
-use crate::quiz_support::*;
+use crate::support::*;
 
 fn stats_json(home: &std::path::Path, now: &str, extra: &[&str]) -> serde_json::Value {
     let out = tutor(home, now)

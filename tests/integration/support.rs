@@ -1,5 +1,6 @@
-//! Shared set-up for the quiz, stats and progress tests: a temp data dir, the fixture decks,
-//! a frozen scheduler clock, UTC, no colour.
+//! The one test builder for the CLI tests: [`clean`] is `mcp-tutor` in a clean environment
+//! rooted at a temp dir (every module starts from it), and [`tutor`] adds what the quiz, stats
+//! and progress tests share: the fixture decks, a frozen scheduler clock, a pinned answer time.
 
 use std::path::{Path, PathBuf};
 
@@ -17,10 +18,25 @@ pub fn broken_fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/quiz-broken")
 }
 
+/// `mcp-tutor` with nothing from the caller's environment: data, home and config under `home`,
+/// UTC, no colour, bounded in time.
+pub fn clean(home: &Path) -> assert_cmd::Command {
+    let mut c = assert_cmd::Command::new(bin());
+    c.env_clear()
+        .env("MCP_TUTOR_HOME", home)
+        .env("HOME", home)
+        .env("XDG_CONFIG_HOME", home.join("config"))
+        .env("XDG_DATA_HOME", home.join("data"))
+        .env("TZ", "UTC")
+        .env("NO_COLOR", "1");
+    c.timeout(std::time::Duration::from_secs(90));
+    c
+}
+
 /// `mcp-tutor` with the store in `home`, the fixture decks loaded, the clock at `now`.
 pub fn tutor(home: &Path, now: &str) -> assert_cmd::Command {
-    let mut c = assert_cmd::Command::new(bin());
-    env(c.env_clear(), home, now);
+    let mut c = clean(home);
+    env(&mut c, home, now);
     c.arg("--decks").arg(fixtures());
     c.timeout(std::time::Duration::from_secs(60));
     c

@@ -1,0 +1,354 @@
+//! The quiz as processes meet it: a real pty (the clock, undo, resume), a SIGKILL mid-session,
+//! two sessions at once, a store held by another process, and a store changed underneath.
+//! (The sessions themselves, driven by piped scripts, are in `quiz.rs`.)
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use predicates::prelude::*;
+
+use crate::support::*;
+
+#[test]
+fn pty_session_answer_hint_undo_rate_quit_resume() {
+    let home = tempfile::tempdir().unwrap();
+    let spawn = || {
+        let mut c = Command::new(bin());
+        c.env_clear()
+            .env("MCP_TUTOR_HOME", home.path())
+            .env("MCP_TUTOR_NOW", DAY1)
+            .env("MCP_TUTOR_ANSWER_SECS", "5")
+            .env("TZ", "UTC")
+            .env("NO_COLOR", "1")
+            .env("TERM", "xterm")
+            .env("HOME", home.path())
+            .arg("--decks")
+            .arg(fixtures())
+            .args(["quiz", "--deck", "qz"]);
+        rexpect::session::spawn_command(c, Some(30_000)).unwrap()
+    };
+    // Like a person, the test waits for each prompt before typing.
+    let mut p = spawn();
+    p.exp_string("] qz/first-message").unwrap();
+    p.exp_string("finish with an empty line").unwrap();
+    p.exp_string("] > ").unwrap();
+    p.send_line("hint").unwrap();
+    p.exp_string("cover this: names notifications/subscriptions/acknowledged")
+        .unwrap();
+    p.exp_string("] > ").unwrap();
+    p.send_line(GOOD_FIRST).unwrap();
+    p.exp_string("]  ... ").unwrap();
+    p.send_line("").unwrap();
+    p.exp_string("solid answer (~40 s)").unwrap();
+    p.exp_string("(at most hard): Enter = hard").unwrap();
+    p.exp_string("easy > ").unwrap();
+    p.send("\r").unwrap();
+    p.flush().unwrap();
+    p.exp_string("saved: hard").unwrap();
+    p.exp_string("] qz/first-followup").unwrap();
+    p.exp_string("] > ").unwrap();
+    p.send_line("undo").unwrap();
+    p.exp_string("took back `hard` on qz/first-message")
+        .unwrap();
+    p.exp_string("] qz/first-message").unwrap();
+    p.exp_string("] > ").unwrap();
+    p.send_line(GOOD_FIRST).unwrap();
+    p.exp_string("]  ... ").unwrap();
+    p.send_line("").unwrap();
+    p.exp_string("Enter = easy").unwrap();
+    p.exp_string("easy > ").unwrap();
+    // One key, no Enter: `3` rates good at once.
+    p.send("3").unwrap();
+    p.flush().unwrap();
+    p.exp_string("saved: good").unwrap();
+    p.exp_string("] qz/first-followup").unwrap();
+    p.exp_string("] > ").unwrap();
+    p.send_line("quit").unwrap();
+    p.exp_string("session: 1 rated").unwrap();
+    p.exp_eof().unwrap();
+    let log = export(home.path());
+    assert_eq!(log.len(), 2);
+    assert_eq!(
+        (&log[0]["rating"], &log[0]["undone"]),
+        (&"hard".into(), &true.into())
+    );
+    assert_eq!(
+        (&log[1]["rating"], &log[1]["undone"]),
+        (&"good".into(), &false.into())
+    );
+
+    // Resume: the rated card is scheduled away; the follow-up waits first.
+    let mut p = spawn();
+    p.exp_string("] qz/first-followup").unwrap();
+    p.exp_string("] > ").unwrap();
+    // A pasted multi-line answer arrives in one burst and is read whole.
+    p.send("time out\nand retry\n\n").unwrap();
+    p.flush().unwrap();
+    p.exp_string("you said").unwrap();
+    p.exp_string("easy > ").unwrap();
+    p.send("\r").unwrap();
+    p.flush().unwrap();
+    p.exp_string("saved:").unwrap();
+    p.exp_string("] qz/name-key").unwrap();
+    p.exp_string("] > ").unwrap();
+    p.send_control('d').unwrap();
+    p.exp_string("session: 1 rated").unwrap();
+    p.exp_eof().unwrap();
+    assert_eq!(rated(home.path()).len(), 2);
+}
+
+/// The answer clock ticks while the user thinks (no keypress needed), and a tick redrawing
+/// the prompt leaves what was typed before it intact. `--plain` shows no clock.
+#[test]
+fn pty_clock_ticks_without_a_keypress_and_keeps_the_typed_line() {
+    let home = tempfile::tempdir().unwrap();
+    let spawn = |extra: &[&str]| {
+        let mut c = Command::new(bin());
+        c.env_clear()
+            .env("MCP_TUTOR_HOME", home.path())
+            .env("MCP_TUTOR_NOW", DAY1)
+            .env("TZ", "UTC")
+            .env("NO_COLOR", "1")
+            .env("TERM", "xterm")
+            .env("HOME", home.path())
+            .arg("--decks")
+            .arg(fixtures())
+            .args(extra)
+            .args(["quiz", "--card", "qz/first-message"]);
+        rexpect::session::spawn_command(c, Some(30_000)).unwrap()
+    };
+    // rexpect reads the pty byte by byte as Latin-1, so `⏱` and `“` are matched as "any
+    // three bytes" (`.{3}`).
+    let mut p = spawn(&[]);
+    p.exp_string("] > ").unwrap();
+    p.exp_regex(r"> +.{3} 0:00").unwrap();
+    // Nothing typed: the face still turns.
+    p.exp_regex(r"> +.{3} 0:02").unwrap();
+    // Half a line, then a tick, then the rest: the tick redraws, the line buffer stays.
+    p.send("notifications/subscriptions/").unwrap();
+    p.flush().unwrap();
+    p.exp_regex(r"> notifications/subscriptions/ +.{3} 0:04")
+        .unwrap();
+    p.send_line("acknowledged comes first").unwrap();
+    p.exp_string("]  ... ").unwrap();
+    p.send_line("").unwrap();
+    p.exp_regex(r"you said\s+.{3}notifications/subscriptions/acknowledged.{3}")
+        .unwrap();
+    p.exp_string("easy > ").unwrap();
+    p.send_line("quit").unwrap();
+    p.exp_eof().unwrap();
+
+    let mut p = spawn(&["--plain"]);
+    p.exp_string("answer (targets 20 s / 40 s)> ").unwrap();
+    p.send_line("quit").unwrap();
+    let rest = p.exp_eof().unwrap();
+    // `⏱` is U+23F1: its UTF-8 bytes E2 8F B1, read as Latin-1.
+    assert!(!rest.contains("\u{e2}\u{8f}\u{b1}"), "{rest}");
+    assert!(rest.contains("quit"), "{rest}");
+}
+
+#[test]
+fn sigkill_mid_session_loses_no_rated_review() {
+    let home = tempfile::tempdir().unwrap();
+    let mut c = Command::new(bin());
+    c.env_clear()
+        .env("MCP_TUTOR_HOME", home.path())
+        .env("MCP_TUTOR_NOW", DAY1)
+        .env("TZ", "UTC")
+        .env("NO_COLOR", "1")
+        .env("HOME", home.path())
+        .arg("--decks")
+        .arg(fixtures())
+        .args(["quiz", "--deck", "qz"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null());
+    let mut child = c.spawn().unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let wait_for = |needle: &str| loop {
+        let line = rx
+            .recv_timeout(Duration::from_secs(30))
+            .unwrap_or_else(|_| panic!("timed out waiting for {needle:?}"));
+        if line.contains(needle) {
+            return;
+        }
+    };
+    wait_for("] qz/first-message");
+    write!(stdin, "{GOOD_FIRST}\n\n3\n").unwrap();
+    wait_for("saved: good");
+    write!(stdin, "time out and retry\n\n1\n").unwrap();
+    wait_for("saved: again");
+    // Mid-answer on the third card: typed but not finished.
+    wait_for("] qz/name-key");
+    write!(stdin, "io.model").unwrap();
+    stdin.flush().unwrap();
+    child.kill().unwrap(); // SIGKILL on Unix
+    child.wait().unwrap();
+    assert_eq!(
+        rated(home.path()),
+        vec![
+            ("qz/first-message".into(), "good".into()),
+            ("qz/first-followup".into(), "again".into()),
+        ]
+    );
+    // And the store opens cleanly for the next session.
+    let out = session(home.path(), DAY1, &["--deck", "qz"], "quit\n");
+    assert!(out.contains("] qz/name-key"), "{out}");
+}
+
+#[test]
+fn two_sessions_at_once_lose_no_review() {
+    let home = tempfile::tempdir().unwrap();
+    let spawn = |args: &[&str], script: String| {
+        let mut child = Command::new(bin())
+            .env_clear()
+            .env("MCP_TUTOR_HOME", home.path())
+            .env("MCP_TUTOR_NOW", DAY1)
+            .env("TZ", "UTC")
+            .env("NO_COLOR", "1")
+            .env("HOME", home.path())
+            .arg("--decks")
+            .arg(fixtures())
+            .arg("quiz")
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        std::thread::spawn(move || stdin.write_all(script.as_bytes()));
+        child
+    };
+    // Three cram sessions over the same deck (`.` gives up, Enter rates) and a review session,
+    // all writing at once.
+    let cram = ".\n\n".repeat(4);
+    let mut children: Vec<_> = (0..3)
+        .map(|_| spawn(&["cram", "--deck", "qz"], cram.clone()))
+        .collect();
+    children.push(spawn(
+        &["--deck", "qz"],
+        format!("{GOOD_FIRST}\n\n3\ntime out and retry\n\n3\n"),
+    ));
+    for child in &mut children {
+        assert!(child.wait().unwrap().success());
+    }
+    let log = export(home.path());
+    let cram_rows = log.iter().filter(|r| r["mode"] == "cram").count();
+    let review_rows = log.iter().filter(|r| r["mode"] == "review").count();
+    assert_eq!((cram_rows, review_rows), (12, 2), "{log:?}");
+    let ids: std::collections::HashSet<_> = log.iter().map(|r| r["id"].as_i64().unwrap()).collect();
+    assert_eq!(ids.len(), log.len());
+}
+
+#[test]
+fn a_store_held_by_another_process_keeps_the_rating_until_it_is_saved() {
+    let home = tempfile::tempdir().unwrap();
+    let mut c = Command::new(bin());
+    c.env_clear()
+        .env("MCP_TUTOR_HOME", home.path())
+        .env("MCP_TUTOR_NOW", DAY1)
+        .env("MCP_TUTOR_ANSWER_SECS", "5")
+        .env("TZ", "UTC")
+        .env("NO_COLOR", "1")
+        .env("HOME", home.path())
+        .arg("--decks")
+        .arg(fixtures())
+        // Unwrapped, so each message is one line to wait for.
+        .args(["--width", "1000", "quiz", "--tag", "meta"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null());
+    let mut child = c.spawn().unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let mut seen = Vec::new();
+    let mut wait_for = |needle: &str| loop {
+        let line = rx
+            .recv_timeout(Duration::from_secs(60))
+            .unwrap_or_else(|_| panic!("timed out waiting for {needle:?}: {seen:?}"));
+        seen.push(line.clone());
+        if line.contains(needle) {
+            return;
+        }
+    };
+    wait_for("] qz/name-key");
+    // Another process takes the write lock and keeps it past the 10 s the store waits.
+    let holder = rusqlite::Connection::open(home.path().join("progress.sqlite3")).unwrap();
+    holder.execute_batch("BEGIN IMMEDIATE").unwrap();
+    write!(stdin, "io.modelcontextprotocol/subscriptionId\n\n").unwrap();
+    stdin.flush().unwrap();
+    wait_for("is held by another process; waiting up to 10 s (your rating is kept)");
+    wait_for("is locked by another process");
+    wait_for("your rating is kept, not yet saved");
+    // Nothing was saved, and nothing claimed it was.
+    holder.execute_batch("COMMIT").unwrap();
+    drop(holder);
+    writeln!(stdin).unwrap();
+    stdin.flush().unwrap();
+    wait_for("saved: easy");
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
+    assert_eq!(
+        rated(home.path()),
+        vec![("qz/name-key".into(), "easy".into())]
+    );
+}
+
+#[test]
+fn a_changed_store_is_reported_before_the_first_question() {
+    let home = tempfile::tempdir().unwrap();
+    session(
+        home.path(),
+        DAY1,
+        &["--tag", "meta"],
+        "io.modelcontextprotocol/subscriptionId\n\n",
+    );
+    rusqlite::Connection::open(home.path().join("progress.sqlite3"))
+        .unwrap()
+        .execute_batch("ALTER TABLE reviews RENAME COLUMN score TO points")
+        .unwrap();
+    let out = tutor(home.path(), "2026-12-20T10:00:00Z")
+        .args(["quiz", "cram"])
+        .write_stdin("io.modelcontextprotocol/subscriptionId\n\n")
+        .assert()
+        .failure()
+        .get_output()
+        .clone();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(!stdout.contains("] qz/"), "no question is asked: {stdout}");
+    assert!(stderr.contains("has no column `score`"), "{stderr}");
+    assert!(
+        stderr.contains(&home.path().join("progress.sqlite3").display().to_string()),
+        "{stderr}"
+    );
+    // stats says the same, in words rather than SQL.
+    tutor(home.path(), DAY1)
+        .arg("stats")
+        .assert()
+        .failure()
+        .stderr(predicates::str::contains("has no column `score`"))
+        .stderr(predicates::str::contains("SELECT").not());
+}
