@@ -18,3 +18,4 @@ mod serve;
 mod sse_props;
 mod stats;
 mod term;
+mod tls;
