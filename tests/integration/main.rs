@@ -19,3 +19,4 @@ mod sse_props;
 mod stats;
 mod support;
 mod term;
+mod tls;
