@@ -159,9 +159,13 @@ fn grade_whole(card: &Card, answer: &str) -> Grade {
         CardKind::SpotTheBug => kinds::spot_the_bug(card, answer),
     };
     prose(card, answer, &mut parts);
-    if card.kind == CardKind::SpotTheBug && parts.points.first().is_some_and(|p| !p.hit) {
-        // The rule counts only together with the right line: the right rule pinned on the
-        // wrong line is a wrong diagnosis.
+    if card.kind == CardKind::SpotTheBug
+        && parts.points.first().is_some_and(|p| !p.hit)
+        && kinds::named_line(answer).is_some()
+    {
+        // The right rule pinned on the wrong line is a wrong diagnosis, so the rule counts
+        // only together with the right line. An answer that names no line but states the
+        // rule is right as far as it goes: partial, as the line point is required.
         for p in parts.points.iter_mut().skip(1) {
             p.hit = false;
             p.span = None;

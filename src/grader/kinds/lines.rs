@@ -76,14 +76,17 @@ pub(super) fn ordinal_word(w: &str) -> Option<u32> {
 pub fn named_line(answer: &str) -> Option<(u32, usize, usize)> {
     let a = Analysis::new(answer);
     let mentions = line_mentions(&a);
-    let score = |claim: usize| -> i32 {
-        let words: Vec<&str> = a
-            .tokens
+    let words_of = |claim: usize| -> Vec<&str> {
+        a.tokens
             .iter()
             .filter(|t| t.claim == claim)
             .map(|t| t.norm.as_str())
-            .collect();
+            .collect()
+    };
+    // How strongly a claim calls something the bug (positive) or fine (negative).
+    let blame = |words: &[&str]| -> i32 {
         let has = |set: &[&str]| words.iter().any(|w| set.contains(w));
+        let pair = |x: &str, y: &str| words.windows(2).any(|p| p[0] == x && p[1] == y);
         let mut s = 0;
         if has(&[
             "bug",
@@ -95,26 +98,72 @@ pub fn named_line(answer: &str) -> Option<(u32, usize, usize)> {
             "problem",
             "culprit",
             "offending",
+            "offender",
             "invalid",
             "illegal",
-            "error",
             "faulty",
+            "fault",
             "issue",
             "premature",
             "bad",
-        ]) || words
-            .windows(2)
-            .any(|p| p == ["goes", "wrong"] || p == ["is", "where"])
+            "mistake",
+            "forbidden",
+        ]) || pair("goes", "wrong")
+            || pair("is", "where")
         {
             s += 2;
+        }
+        // "a -32022 error" may describe the line's content rather than blame it.
+        if has(&["error"]) && s == 0 {
+            s += 1;
         }
         if has(&[
             "fine", "right", "correct", "ok", "okay", "legal", "harmless", "allowed", "valid",
         ]) {
             s -= 2;
         }
+        // "isn't allowed" blames; "did nothing wrong", "no problem", "not the bug" acquit.
+        if pair("not", "allowed") || pair("isn't", "allowed") || pair("never", "allowed") {
+            s += 4;
+        }
+        if pair("nothing", "wrong")
+            || pair("no", "problem")
+            || pair("no", "issue")
+            || pair("not", "the")
+                && words
+                    .iter()
+                    .any(|w| matches!(*w, "bug" | "problem" | "issue" | "culprit"))
+        {
+            s -= 5;
+        }
         if words.first().is_some_and(|w| matches!(*w, "not" | "no")) {
             s -= 3;
+        }
+        // "..., as it should be", "as expected": the line does what it must.
+        if words
+            .windows(2)
+            .any(|p| p[0] == "as" && matches!(p[1], "it" | "expected" | "intended" | "required"))
+        {
+            s -= 2;
+        }
+        // "Line 3." on its own: the answer's pick, stated before any reason.
+        if words.len() <= 2 {
+            s += 1;
+        }
+        s
+    };
+    let named: Vec<usize> = mentions.iter().map(|m| m.3).collect();
+    let score = |claim: usize| -> i32 {
+        let mut s = blame(&words_of(claim));
+        // "... line 3 sends the change first. That's the mistake.": a verdict in the next
+        // claim, naming no line of its own, speaks of this one.
+        let next = words_of(claim + 1);
+        if !named.contains(&(claim + 1))
+            && next
+                .first()
+                .is_some_and(|w| matches!(*w, "that" | "that's" | "this" | "it" | "it's" | "which"))
+        {
+            s += blame(&next).max(0);
         }
         s
     };

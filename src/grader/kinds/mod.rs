@@ -311,4 +311,25 @@ mod tests {
         assert_eq!(cloze_scan("{{a and {{b}}").unclosed, Some(0));
         assert_eq!(cloze_scan(r#"{"a":{"b":1}}"#).spans, vec![]);
     }
+
+    #[test]
+    fn the_blamed_line_is_the_one_called_the_bug() {
+        let line = |t: &str| named_line(t).map(|(n, _, _)| n);
+        assert_eq!(
+            line("The server did nothing wrong on line 4. Line 6 is the bug."),
+            Some(6)
+        );
+        assert_eq!(line("Line 2 is fine. The mistake is line 3."), Some(3));
+        assert_eq!(
+            line("Line 3. Line 2 is a modern -32022 error, as it should be."),
+            Some(3)
+        );
+        assert_eq!(
+            line(
+                "Lines 1 and 2 are a normal listen. Line 3 sends the change first. That's the mistake."
+            ),
+            Some(3)
+        );
+        assert_eq!(line("Line 5 reuses the id, which isn't allowed."), Some(5));
+    }
 }
