@@ -5,7 +5,7 @@
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use mcp_tutor::client::sse::{SseItem, SseParser};
-use mock_server::protocol::{self, NotificationKind, RequestId, SubscriptionFilter};
+use mock_server::protocol::{self, Message, NotificationKind, RequestId, SubscriptionFilter};
 use mock_server::validator::{Event, Validator};
 use serde_json::Value;
 
@@ -32,7 +32,7 @@ fn stream(id: &RequestId) -> Vec<u8> {
 fn bench(c: &mut Criterion) {
     let id = RequestId::from("bench-1");
     let body = stream(&id);
-    let filter = serde_json::to_value(SubscriptionFilter::all(&["mock://notes/today"])).unwrap();
+    let filter = SubscriptionFilter::all(&["mock://notes/today"]);
     let mut group = c.benchmark_group("check");
     group.throughput(Throughput::Elements(FRAMES as u64 + 2));
     group.bench_function("parse SSE frames (1 KiB chunks)", |b| {
@@ -59,7 +59,9 @@ fn bench(c: &mut Criterion) {
                     let ev = match item {
                         SseItem::Event { data, .. } => Event::Message {
                             stream: Some(id.clone()),
-                            message: serde_json::from_str::<Value>(&data).unwrap(),
+                            message: Message::classify(
+                                &serde_json::from_str::<Value>(&data).unwrap(),
+                            ),
                         },
                         SseItem::Comment { .. } | SseItem::Oversized { .. } => Event::KeepAlive {
                             stream: Some(id.clone()),

@@ -3,8 +3,7 @@
 
 use std::time::Duration;
 
-use mock_server::protocol::{RequestId, SubscriptionFilter};
-use serde_json::Value;
+use mock_server::protocol::{Message, RequestId, SubscriptionFilter};
 
 use super::event::Verdict;
 use mock_server::validator::{Event, Finding, Validator};
@@ -35,14 +34,13 @@ impl Checks {
     }
 
     pub fn listen_sent(&mut self, id: &RequestId, filter: &SubscriptionFilter) {
-        let filter = serde_json::to_value(filter).unwrap_or(Value::Null);
         self.validator.observe(&Event::ListenSent {
             id: id.clone(),
-            filter,
+            filter: filter.clone(),
         });
     }
 
-    pub fn frame(&mut self, stream: Option<&RequestId>, message: &Value) -> Vec<Verdict> {
+    pub fn frame(&mut self, stream: Option<&RequestId>, message: &Message) -> Vec<Verdict> {
         verdicts(self.validator.observe(&Event::Message {
             stream: stream.cloned(),
             message: message.clone(),

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 use mock_server::Fault;
-use mock_server::protocol::RequestId;
+use mock_server::protocol::{Message, RequestId};
 use serde_json::Value;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
@@ -130,7 +130,7 @@ pub async fn connect(target: &Target, tx: Tx) -> anyhow::Result<Connection> {
 type OpenStream = (oneshot::Sender<()>, JoinHandle<()>);
 
 /// Replies awaited on the stdio channel, by request id: the raw line and the message.
-type Waiters = Arc<Mutex<HashMap<RequestId, oneshot::Sender<(String, Value)>>>>;
+type Waiters = Arc<Mutex<HashMap<RequestId, oneshot::Sender<(String, Message)>>>>;
 
 /// Streamable HTTP: one POST per request, one SSE response per listen.
 struct HttpLink {
@@ -207,7 +207,7 @@ impl Link for HttpLink {
             };
             Ok(Reply {
                 status: Some(ex.response.status),
-                message: ex.reply().cloned().unwrap_or(Value::Null),
+                message: ex.reply().cloned(),
                 sent_wire: ex.request.render(),
                 got_wire: got,
             })
@@ -230,12 +230,12 @@ impl Link for HttpLink {
             let status = Some(stream.response.status);
             if !stream.response.is_sse() {
                 // A plain JSON reply: the listen was refused (or the server does not stream).
-                let mut refusal = Value::Null;
+                let mut refusal = None;
                 while let Ok(Some(ev)) =
                     tokio::time::timeout(Duration::from_secs(5), stream.next()).await
                 {
                     match ev {
-                        WireEvent::Frame { message, .. } => refusal = message,
+                        WireEvent::Frame { message, .. } => refusal = Some(message),
                         WireEvent::Ended { .. } => break,
                         _ => {}
                     }
@@ -425,12 +425,12 @@ impl Link for StdioLink {
 
     fn request<'a>(&'a self, message: Value) -> BoxFut<'a, anyhow::Result<Reply>> {
         Box::pin(async move {
-            let Some(id) = message.get("id").and_then(RequestId::from_value) else {
+            let Some(id) = Message::classify(&message).claimed_id() else {
                 // A notification (or a message without a usable id): nothing comes back.
                 let line = self.sender()?.send(&message).await?;
                 return Ok(Reply {
                     status: None,
-                    message: Value::Null,
+                    message: None,
                     sent_wire: format!("stdin  > {line}"),
                     got_wire: String::new(),
                 });
@@ -446,7 +446,7 @@ impl Link for StdioLink {
                 .map_err(|_| anyhow::anyhow!("the server went away before replying to {id}"))?;
             Ok(Reply {
                 status: None,
-                message: reply,
+                message: Some(reply),
                 sent_wire: format!("stdin  > {line}"),
                 got_wire: format!("stdout < {raw}"),
             })

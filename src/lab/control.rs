@@ -45,7 +45,7 @@ impl Lab {
             let wants = s
                 .honoured
                 .as_ref()
-                .map(|h| h.to_filter().wants(kind, uri.as_deref()))
+                .map(|h| h.wants(kind, uri.as_deref()))
                 .unwrap_or(false);
             if wants && !self.st.expecting.contains(&s.id) {
                 self.st.expecting.push(s.id.clone());
@@ -71,15 +71,12 @@ impl Lab {
         let reply = self
             .plain_request(method::TOOLS_CALL, json!({"name": tool, "arguments": args}))
             .await;
-        let ok = reply.as_ref().is_some_and(|r| {
-            r.get("result")
-                .is_some_and(|res| res.get("isError") != Some(&Value::Bool(true)))
-        });
-        let missing = reply
+        let ok = reply
             .as_ref()
-            .and_then(|r| r.pointer("/error/message"))
-            .and_then(Value::as_str)
-            .is_some_and(|m| m.contains("unknown tool") || m.contains("control tool"));
+            .is_some_and(|r| r.result().is_some() && !r.is_tool_error());
+        let missing = reply.as_ref().and_then(|r| r.error()).is_some_and(|e| {
+            e.message.contains("unknown tool") || e.message.contains("control tool")
+        });
         if missing {
             self.error(format!(
                 "this server does not run `{tool}`: the lab's `change`, `update`, `close`, `drop` \

@@ -122,20 +122,3 @@ impl Event {
 pub fn show_id(v: &Value) -> String {
     v.to_string()
 }
-
-/// What kind of message a JSON-RPC frame is, in a word a learner recognises.
-pub fn kind_of(message: &Value) -> String {
-    if let Some(m) = message.get("method").and_then(Value::as_str) {
-        if message.get("id").is_some() {
-            return format!("request {m}");
-        }
-        return m.to_owned();
-    }
-    if message.get("result").is_some() {
-        return "result".to_owned();
-    }
-    if message.get("error").is_some() {
-        return "error".to_owned();
-    }
-    "unknown".to_owned()
-}

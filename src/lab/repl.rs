@@ -260,7 +260,7 @@ impl Keyboard {
 enum LabEvent {
     Typed(String),
     Eof,
-    Net(Incoming),
+    Net(Box<Incoming>),
 }
 
 const PROMPT: &str = "lab> ";
@@ -287,11 +287,11 @@ pub async fn run(
                 Some(l) => LabEvent::Typed(l),
                 None => LabEvent::Eof,
             },
-            Some(inc) = rx.recv() => LabEvent::Net(inc),
+            Some(inc) = rx.recv() => LabEvent::Net(Box::new(inc)),
         };
         match ev {
             LabEvent::Eof => break,
-            LabEvent::Net(inc) => lab.handle(inc).await,
+            LabEvent::Net(inc) => lab.handle(*inc).await,
             LabEvent::Typed(line) => {
                 if !typed(lab, &line).await {
                     break;

@@ -7,7 +7,9 @@
 
 use std::time::Duration;
 
-use mock_server::protocol::{self, NotificationKind, RequestId, SubscriptionFilter, method};
+use mock_server::protocol::{
+    self, Message, NotificationKind, RequestId, SubscriptionFilter, method,
+};
 use serde_json::{Value, json};
 
 use super::checks::Checks;
@@ -17,8 +19,8 @@ use super::explain;
 use super::link::{Incoming, Link, Tx};
 use super::render::{Look, render};
 use super::state::{Action, State, Sub, SubState};
-use super::step::{FilterAsk, ListKind, Step, help_text};
-use super::summary::{list_method, summarise, word_kind};
+use super::step::{Step, help_text};
+use super::summary::summarise;
 use super::timeline;
 
 /// Where rendered events go: stdout, the REPL's external printer, or JSON lines.
@@ -161,7 +163,7 @@ impl Lab {
                 self.plain_request(method::SERVER_DISCOVER, json!({})).await;
             }
             Step::List(k) => {
-                self.plain_request(list_method(k), json!({})).await;
+                self.plain_request(k.list_method(), json!({})).await;
             }
             Step::Read(uri) => {
                 self.plain_request(method::RESOURCES_READ, json!({"uri": uri}))
@@ -178,7 +180,7 @@ impl Lab {
                 };
                 self.listen(id, filter, None).await;
             }
-            Step::Change(k) => self.change(word_kind(k), None).await,
+            Step::Change(k) => self.change(k.notification(), None).await,
             Step::Update(uri) => {
                 self.change(NotificationKind::ResourceUpdated, Some(uri))
                     .await
@@ -233,14 +235,16 @@ impl Lab {
         true
     }
 
+    /// Send a request of our own and show it with the `uri` or `name` it is about.
     pub(super) async fn plain_request(
         &mut self,
         method_name: &str,
         params: Value,
-    ) -> Option<Value> {
+    ) -> Option<Message> {
         let id = self.st.fresh_request_id();
-        let message = protocol::request(&id, method_name, params.clone());
-        let detail = match params.get("uri").or_else(|| params.get("name")) {
+        let message = protocol::request(&id, method_name, params);
+        let sent = Message::classify(&message);
+        let detail = match sent.param("uri").or_else(|| sent.param("name")) {
             Some(Value::String(s)) => s.clone(),
             _ => String::new(),
         };
@@ -253,8 +257,10 @@ impl Lab {
         message: Value,
         method_name: &str,
         detail: String,
-    ) -> Option<Value> {
-        let id = message.get("id").cloned();
+    ) -> Option<Message> {
+        let id = Message::classify(&message)
+            .claimed_id()
+            .map(|i| i.to_value());
         match self.link.request(message).await {
             Ok(reply) => {
                 self.emit(Event::Send {
@@ -264,18 +270,21 @@ impl Lab {
                     wire: Some(reply.sent_wire.clone()),
                 });
                 if method_name == method::TOOLS_LIST {
-                    self.learn_tools(&reply.message);
+                    self.learn_tools(reply.message.as_ref());
                 }
-                let summary = summarise(method_name, &reply.message);
+                let summary = summarise(method_name, reply.message.as_ref());
                 self.emit(Event::Reply {
                     id: id.unwrap_or(Value::Null),
                     method: method_name.to_owned(),
                     status: reply.status,
                     summary,
-                    message: reply.message.clone(),
+                    message: reply
+                        .message
+                        .as_ref()
+                        .map_or(Value::Null, |m| m.raw().clone()),
                     wire: Some(reply.got_wire),
                 });
-                Some(reply.message)
+                reply.message
             }
             Err(e) => {
                 self.emit(Event::Send {
@@ -291,12 +300,11 @@ impl Lab {
     }
 
     /// Remember the tool names a tools/list reply names, for completion after `call`.
-    fn learn_tools(&mut self, reply: &Value) {
-        if let Some(tools) = reply.pointer("/result/tools").and_then(Value::as_array) {
-            self.tool_names = tools
-                .iter()
-                .filter_map(|t| t.get("name").and_then(Value::as_str).map(str::to_owned))
-                .collect();
+    fn learn_tools(&mut self, reply: Option<&Message>) {
+        if let Some(reply) = reply
+            && reply.result_field("tools").is_some()
+        {
+            self.tool_names = reply.listed_names("tools", "name");
         }
     }
 
@@ -306,16 +314,15 @@ impl Lab {
         let id = RequestId::Str("lab-tools".into());
         let message = protocol::request(&id, method::TOOLS_LIST, json!({}));
         if let Ok(reply) = self.link.request(message).await {
-            self.learn_tools(&reply.message);
+            self.learn_tools(reply.message.as_ref());
         }
     }
 
     /// `send JSON`: the message as typed. A listen needs the lab to hold its stream, so it is
     /// pointed to `listen` instead.
     async fn send_raw(&mut self, message: Value) {
-        let method_name = message
-            .get("method")
-            .and_then(Value::as_str)
+        let method_name = Message::classify(&message)
+            .claimed_method()
             .unwrap_or("(no method)")
             .to_owned();
         if method_name == method::SUBSCRIPTIONS_LISTEN {
@@ -329,7 +336,12 @@ impl Lab {
             .await;
     }
 
-    async fn listen(&mut self, id: RequestId, asked: FilterAsk, retry_of: Option<RequestId>) {
+    async fn listen(
+        &mut self,
+        id: RequestId,
+        asked: SubscriptionFilter,
+        retry_of: Option<RequestId>,
+    ) {
         if self.st.subs.iter().any(|s| s.id == id && s.is_open()) {
             self.error(format!(
                 "{} is still open: a request id MUST NOT reuse the id of an unanswered request \
@@ -348,8 +360,7 @@ impl Lab {
                  new id (CHG §Major changes 9) so stale frames can be told apart"
             ));
         }
-        let filter: SubscriptionFilter = asked.to_filter();
-        let message = protocol::listen_request(&id, &filter);
+        let message = protocol::listen_request(&id, &asked);
         self.st.subs.retain(|s| s.id != id);
         self.st.subs.push(Sub {
             id: id.clone(),
@@ -360,7 +371,7 @@ impl Lab {
             frames: 0,
         });
         self.st.expecting.push(id.clone());
-        self.st.checks.listen_sent(&id, &filter);
+        self.st.checks.listen_sent(&id, &asked);
         let opened = self.link.listen(id.clone(), message, self.tx.clone()).await;
         self.emit(Event::Send {
             id: Some(id.to_value()),
@@ -377,13 +388,13 @@ impl Lab {
         match opened {
             Ok(o) => {
                 if let Some(refusal) = o.refused {
-                    let summary = summarise(method::SUBSCRIPTIONS_LISTEN, &refusal);
+                    let summary = summarise(method::SUBSCRIPTIONS_LISTEN, refusal.as_ref());
                     self.emit(Event::Reply {
                         id: id.to_value(),
                         method: method::SUBSCRIPTIONS_LISTEN.to_owned(),
                         status: o.status,
                         summary,
-                        message: refusal,
+                        message: refusal.map_or(Value::Null, |m| m.raw().clone()),
                         wire: None,
                     });
                     if let Some(s) = self.st.sub_mut(&id) {
@@ -509,16 +520,14 @@ impl Lab {
                         "acknowledged, so from here on changes will be pushed; nothing before \
                          this point is replayed, so the careful client fetches the current state now",
                     );
-                    for (on, k) in [
-                        (f.tools, ListKind::Tools),
-                        (f.prompts, ListKind::Prompts),
-                        (f.resources, ListKind::Resources),
-                    ] {
-                        if on {
-                            self.plain_request(list_method(k), json!({})).await;
-                        }
+                    for m in f
+                        .lists()
+                        .into_iter()
+                        .filter_map(NotificationKind::list_method)
+                    {
+                        self.plain_request(m, json!({})).await;
                     }
-                    for uri in f.uris {
+                    for uri in f.uris() {
                         self.plain_request(method::RESOURCES_READ, json!({"uri": uri}))
                             .await;
                     }

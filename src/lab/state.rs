@@ -5,13 +5,12 @@
 
 use std::time::Duration;
 
-use mock_server::protocol::{self, RequestId, method};
+use mock_server::protocol::{Message, RequestId, SubscriptionFilter, method};
 use serde_json::Value;
 
 use super::checks::Checks;
-use super::event::{EndKind, Event, Verdict, kind_of, show_id};
+use super::event::{EndKind, Event, Verdict, show_id};
 use super::link::Incoming;
-use super::step::FilterAsk;
 use super::summary::summarise;
 use crate::client::Route;
 
@@ -34,8 +33,8 @@ pub enum SubState {
 #[derive(Debug, Clone)]
 pub struct Sub {
     pub id: RequestId,
-    pub asked: FilterAsk,
-    pub honoured: Option<FilterAsk>,
+    pub asked: SubscriptionFilter,
+    pub honoured: Option<SubscriptionFilter>,
     pub state: SubState,
     pub retry_of: Option<RequestId>,
     pub frames: usize,
@@ -50,9 +49,12 @@ impl Sub {
 /// Things the lab does in reaction to a frame, after it has been shown.
 #[derive(Debug)]
 pub(super) enum Action {
-    Relist(FilterAsk),
+    Relist(SubscriptionFilter),
     Abandon(RequestId),
-    Retry { filter: FilterAsk, of: RequestId },
+    Retry {
+        filter: SubscriptionFilter,
+        of: RequestId,
+    },
 }
 
 /// What the lab client knows and holds; see the module comment.
@@ -389,17 +391,13 @@ impl State {
         }
     }
 
-    fn on_frame(&mut self, stream: Option<RequestId>, raw: String, message: Value) -> Vec<Action> {
-        let kind = kind_of(&message);
-        let tag = message
-            .get("params")
-            .or_else(|| message.get("result"))
-            .and_then(|p| p.get("_meta"))
-            .and_then(|m| m.get(protocol::meta::SUBSCRIPTION_ID))
-            .cloned();
-        let owner = stream.clone().or_else(|| owner_by_content(&message));
+    fn on_frame(&mut self, stream: Option<RequestId>, raw: String, msg: Message) -> Vec<Action> {
+        let kind = msg.kind_word();
+        let tag = msg.subscription_tag().cloned();
+        let owner = stream.clone().or_else(|| owner_by_content(&msg));
         let vstream = if self.stdio { None } else { stream.as_ref() };
-        let verdicts: Vec<Verdict> = self.checks.frame(vstream, &message);
+        let verdicts: Vec<Verdict> = self.checks.frame(vstream, &msg);
+        let message = msg.raw().clone();
         let stream_value = owner
             .as_ref()
             .map(RequestId::to_value)
@@ -446,13 +444,9 @@ impl State {
                 ),
                 None => format!("{id} was abandoned after its ack time-out; dropped, not acted on"),
             }),
-            SubState::Closed | SubState::Broken
-                if message.get("method").and_then(Value::as_str) != Some(method::CANCELLED) =>
-            {
-                Some(format!(
-                    "{id} is already over; nothing may follow its end, so this is dropped"
-                ))
-            }
+            SubState::Closed | SubState::Broken if !msg.is_method(method::CANCELLED) => Some(
+                format!("{id} is already over; nothing may follow its end, so this is dropped"),
+            ),
             _ => None,
         };
         if let Some(why) = late {
@@ -474,16 +468,11 @@ impl State {
             Some(t) => format!("tag {}, but this stream's listen id is {id}", show_id(t)),
             None => "no subscriptionId tag in _meta".to_owned(),
         };
-        let method_name = message.get("method").and_then(Value::as_str).unwrap_or("");
         let mut new_state = None;
-        match method_name {
-            method::SUBSCRIPTIONS_ACKNOWLEDGED => {
-                let honoured = FilterAsk::from_json(
-                    message
-                        .get("params")
-                        .and_then(|p| p.get("notifications"))
-                        .unwrap_or(&Value::Null),
-                );
+        match &msg {
+            Message::Notification { method: m, .. } if m == method::SUBSCRIPTIONS_ACKNOWLEDGED => {
+                // A filter the validator refuses grants nothing; its verdict says why.
+                let honoured = msg.ack_filter().and_then(Result::ok).unwrap_or_default();
                 let first = sub.frames == 0;
                 notes.push(format!(
                     "acknowledgement{}; {tag_note}",
@@ -494,7 +483,7 @@ impl State {
                     }
                 ));
                 let missing = sub.asked.missing_from(&honoured);
-                let extra = sub.asked.extra_in(&honoured);
+                let extra = honoured.missing_from(&sub.asked);
                 let mut subset = format!(
                     "honoured: {} (asked: {})",
                     honoured.words(),
@@ -518,36 +507,30 @@ impl State {
                     actions.push(Action::Relist(honoured));
                 }
             }
-            method::TOOLS_LIST_CHANGED
-            | method::PROMPTS_LIST_CHANGED
-            | method::RESOURCES_LIST_CHANGED => {
+            Message::Notification { method: m, .. }
+                if m == method::TOOLS_LIST_CHANGED
+                    || m == method::PROMPTS_LIST_CHANGED
+                    || m == method::RESOURCES_LIST_CHANGED =>
+            {
                 notes.push(format!(
                     "{tag_note}; no data inside: a careful client fetches the list again"
                 ));
             }
-            method::RESOURCES_UPDATED => {
-                let uri = message
-                    .get("params")
-                    .and_then(|p| p.get("uri"))
-                    .and_then(Value::as_str)
-                    .unwrap_or("(no uri)");
-                let subscribed = sub.honoured.as_ref().unwrap_or(&sub.asked).uris.join(" ");
+            Message::Notification { method: m, .. } if m == method::RESOURCES_UPDATED => {
+                let uri = msg.updated_uri().unwrap_or("(no uri)");
+                let subscribed = sub.honoured.as_ref().unwrap_or(&sub.asked).uris().join(" ");
                 notes.push(format!(
                     "{uri} changed (subscribed: {subscribed}); {tag_note}"
                 ));
             }
-            method::CANCELLED => {
+            Message::Notification { method: m, .. } if m == method::CANCELLED => {
                 notes.push(format!(
                     "the server tore down {id} on stdio by naming it in notifications/cancelled"
                 ));
                 new_state = Some(SubState::Closed);
             }
-            "" if message.get("result").is_some() => {
-                let rt = message
-                    .get("result")
-                    .and_then(|r| r.get("resultType"))
-                    .cloned()
-                    .unwrap_or(Value::Null);
+            Message::Result { .. } => {
+                let rt = msg.result_type().cloned().unwrap_or(Value::Null);
                 notes.push(format!(
                     "the listen request's result (resultType {rt}): the server ended {id} \
                      gracefully; {tag_note}"
@@ -558,15 +541,18 @@ impl State {
                     self.expecting.push(id.clone());
                 }
             }
-            "" if message.get("error").is_some() => {
+            Message::Error { .. } => {
                 notes.push(format!(
                     "the listen was refused: {}",
-                    summarise(method::SUBSCRIPTIONS_LISTEN, &message)
+                    summarise(method::SUBSCRIPTIONS_LISTEN, Some(&msg))
                 ));
                 new_state = Some(SubState::Broken);
             }
-            other => {
-                notes.push(format!("{other} on a listen stream; {tag_note}"));
+            Message::Request { method: m, .. } | Message::Notification { method: m, .. } => {
+                notes.push(format!("{m} on a listen stream; {tag_note}"));
+            }
+            Message::Invalid { reason, .. } => {
+                notes.push(format!("not a JSON-RPC message ({reason}); {tag_note}"));
             }
         }
         let routine = new_state.is_none() && actions.is_empty() && verdicts.iter().all(|v| v.ok);
@@ -594,7 +580,7 @@ impl State {
 
 /// stdio demultiplexing: a tagged message by its tag, a response by its id, a server cancel by
 /// the request it names (STDIO §Receiving Messages).
-fn owner_by_content(message: &Value) -> Option<RequestId> {
+fn owner_by_content(message: &Message) -> Option<RequestId> {
     match crate::client::route(message) {
         Route::Response(id) | Route::Cancelled(id) => Some(id),
         Route::Subscription(tag) => RequestId::from_value(&tag),

@@ -5,7 +5,8 @@ use std::fmt;
 
 use serde_json::Value;
 
-pub use super::filter::{FilterAsk, ListKind};
+pub use super::filter::ListKind;
+use mock_server::protocol::SubscriptionFilter;
 
 /// Which subscription(s) a `close` step ends.
 #[derive(Debug, Clone, PartialEq)]
@@ -21,7 +22,7 @@ pub enum Step {
     Read(String),
     Listen {
         id: Option<Value>,
-        filter: FilterAsk,
+        filter: SubscriptionFilter,
     },
     Change(ListKind),
     Update(String),
@@ -435,7 +436,7 @@ fn on_off(w: &str) -> Result<bool, String> {
 }
 
 fn parse_listen(a: &[&str]) -> Result<Step, String> {
-    let mut filter = FilterAsk::default();
+    let mut filter = SubscriptionFilter::default();
     let mut id = None;
     let mut it = a.iter();
     while let Some(w) = it.next() {
@@ -445,10 +446,8 @@ fn parse_listen(a: &[&str]) -> Result<Step, String> {
                 id = Some(parse_id(v));
             }
             w => match ListKind::parse(w) {
-                Some(ListKind::Tools) => filter.tools = true,
-                Some(ListKind::Prompts) => filter.prompts = true,
-                Some(ListKind::Resources) => filter.resources = true,
-                None if w.contains(':') => filter.uris.push(w.to_owned()),
+                Some(k) => filter.ask_list(k.notification()),
+                None if w.contains(':') => filter.ask_uri(w),
                 None => return Err(format!("`{w}` is not tools, prompts, resources or a URI")),
             },
         }

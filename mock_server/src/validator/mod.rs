@@ -10,15 +10,15 @@
 //! ```
 //! use mock_server::validator::{Event, Validator};
 //! use mock_server::protocol::{self, RequestId, SubscriptionFilter};
-//! use serde_json::json;
 //!
 //! let id = RequestId::from("tutor-7");
 //! let mut v = Validator::new();
-//! v.observe(&Event::ListenSent { id: id.clone(), filter: json!({"toolsListChanged": true}) });
+//! let filter = SubscriptionFilter { tools_list_changed: Some(true), ..Default::default() };
+//! v.observe(&Event::ListenSent { id: id.clone(), filter });
 //! let stream = Some(id.clone());
 //! // A change notification before the acknowledgement breaks "ack first".
 //! let early = protocol::list_changed(protocol::NotificationKind::ToolsListChanged, &id);
-//! let f = v.observe(&Event::Message { stream, message: early });
+//! let f = v.observe(&Event::Message { stream, message: protocol::Message::classify(&early) });
 //! assert!(f.iter().any(|f| !f.ok && f.rule.name() == "ack-first"));
 //! ```
 
@@ -75,11 +75,14 @@ impl Finding {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Event {
     /// The client sent `subscriptions/listen` with this id and `params.notifications`.
-    ListenSent { id: RequestId, filter: Value },
-    /// A JSON-RPC message arrived.
+    ListenSent {
+        id: RequestId,
+        filter: SubscriptionFilter,
+    },
+    /// A JSON-RPC message arrived, classified once by whoever read it off the wire.
     Message {
         stream: Option<RequestId>,
-        message: Value,
+        message: Message,
     },
     /// An SSE comment line arrived (never judged).
     KeepAlive { stream: Option<RequestId> },
@@ -168,10 +171,9 @@ impl Validator {
     fn judge(&mut self, ev: &Event) -> Vec<Finding> {
         match ev {
             Event::ListenSent { id, filter } => {
-                let requested = serde_json::from_value(filter.clone()).unwrap_or_default();
                 self.subs.push(Subscription {
                     id: id.clone(),
-                    requested,
+                    requested: filter.clone(),
                     acked: None,
                     early: false,
                     answered: false,
@@ -281,17 +283,16 @@ impl Validator {
         out
     }
 
-    fn on_message(&mut self, stream: Option<&RequestId>, message: &Value) -> Vec<Finding> {
-        let msg = Message::classify(message);
+    fn on_message(&mut self, stream: Option<&RequestId>, msg: &Message) -> Vec<Finding> {
         let on = |s: Option<&RequestId>| match s {
             Some(id) => format!(" on the stream of listen {id}"),
             None => String::new(),
         };
-        match &msg {
-            Message::Invalid { reason, .. } => {
+        match msg {
+            Message::Invalid { reason, raw } => {
                 let mut f = Finding::fail(
                     Rule::WellFormed,
-                    format!("{reason}: {}", clip(&message.to_string(), 120)),
+                    format!("{reason}: {}", clip(&raw.to_string(), 120)),
                 );
                 f.subscription = stream.cloned();
                 vec![f]
@@ -305,7 +306,7 @@ impl Validator {
                 vec![f]
             }
             Message::Result { id, .. } | Message::Error { id: Some(id), .. } => {
-                self.on_response(stream, id, &msg)
+                self.on_response(stream, id, msg)
             }
             Message::Error {
                 id: None, error, ..
@@ -322,7 +323,7 @@ impl Validator {
                 f.subscription = stream.cloned();
                 if stream.is_some() { vec![f] } else { vec![] }
             }
-            Message::Notification { method: m, .. } => self.on_notification(stream, m, &msg),
+            Message::Notification { method: m, .. } => self.on_notification(stream, m, msg),
         }
     }
 
@@ -385,8 +386,7 @@ impl Validator {
         if id != &sid {
             problems.push(format!("id is {id}, not the listen id {sid}"));
         }
-        let result = msg.result().cloned().unwrap_or(Value::Null);
-        match result.get("resultType") {
+        match msg.result_type() {
             Some(Value::String(t)) if t == "complete" => {}
             Some(other) => problems.push(format!("resultType is {other}, not \"complete\"")),
             None => problems.push("resultType is missing".to_owned()),

@@ -56,11 +56,7 @@ impl Validator {
                         }
                     },
                     None => {
-                        if m == method::CANCELLED
-                            && let Some(rid) = msg
-                                .params()
-                                .and_then(|p| p.get("requestId"))
-                                .and_then(RequestId::from_value)
+                        if let Some(rid) = msg.cancelled_request()
                             && self.subscription(&rid).is_some()
                         {
                             rid
@@ -165,7 +161,7 @@ impl Validator {
                     .about(&sid),
                 );
             }
-            let honoured = msg.params().and_then(|p| p.get("notifications"));
+            let honoured = msg.param("notifications");
             let (acked, finding) = compare_subset(&s.requested, honoured);
             s.acked = Some(acked);
             out.push(finding.about(&sid));
@@ -205,7 +201,7 @@ impl Validator {
         };
         let mut uri = None;
         if kind == NotificationKind::ResourceUpdated {
-            match msg.params().and_then(|p| p.get("uri")) {
+            match msg.param("uri") {
                 Some(Value::String(u)) => {
                     out.push(
                         Finding::pass(Rule::UpdatedHasUri, format!("resources/updated for {u}"))

@@ -30,21 +30,21 @@ fn failed_rules(fs: &[Finding]) -> Vec<Rule> {
 fn listen(id: &RequestId, filter: Value) -> Event {
     Event::ListenSent {
         id: id.clone(),
-        filter,
+        filter: serde_json::from_value(filter).unwrap(),
     }
 }
 
 fn on(id: &RequestId, message: Value) -> Event {
     Event::Message {
         stream: Some(id.clone()),
-        message,
+        message: protocol::Message::classify(&message),
     }
 }
 
 fn chan(message: Value) -> Event {
     Event::Message {
         stream: None,
-        message,
+        message: protocol::Message::classify(&message),
     }
 }
 

@@ -306,10 +306,9 @@ pub fn violations(
 ) -> BTreeSet<&'static str> {
     let mut validator = Validator::new();
     let stream = Some(id.clone());
-    let filter = serde_json::to_value(requested).unwrap_or(Value::Null);
     let mut findings = validator.observe(&Event::ListenSent {
         id: id.clone(),
-        filter,
+        filter: requested.clone(),
     });
     for (i, m) in msgs.iter().enumerate() {
         if ending == Ending::ClientCancelled(i) {
@@ -317,7 +316,7 @@ pub fn violations(
         }
         findings.extend(validator.observe(&Event::Message {
             stream: stream.clone(),
-            message: m.clone(),
+            message: Message::classify(m),
         }));
     }
     if ending == Ending::ClientCancelled(msgs.len()) {

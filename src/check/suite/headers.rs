@@ -4,20 +4,23 @@
 use super::*;
 
 /// Judges `server/discover`'s reply (§5).
-pub(super) fn judge_discover(status: Option<u16>, reply: Option<&Value>) -> Finding {
-    let Some(result) = reply.and_then(|r| r.get("result")) else {
+pub(super) fn judge_discover(status: Option<u16>, reply: Option<&Message>) -> Finding {
+    let Some(result) = reply.filter(|r| r.result().is_some()) else {
         return Finding::fail(
             Rule::Discover,
             format!("server/discover got {}", reply_summary(status, reply)),
         );
     };
     let mut problems = Vec::new();
-    match result.get("resultType") {
+    match result.result_type() {
         Some(Value::String(t)) if t == "complete" => {}
         Some(other) => problems.push(format!("resultType is {other}, not \"complete\"")),
         None => problems.push("resultType is missing (every result MUST carry it)".to_owned()),
     }
-    match result.get("supportedVersions").and_then(Value::as_array) {
+    match result
+        .result_field("supportedVersions")
+        .and_then(Value::as_array)
+    {
         Some(vs) if vs.iter().any(|v| v == protocol::PROTOCOL_VERSION) => {}
         Some(vs) => problems.push(format!(
             "supportedVersions {} lacks {}",
@@ -26,11 +29,11 @@ pub(super) fn judge_discover(status: Option<u16>, reply: Option<&Value>) -> Find
         )),
         None => problems.push("supportedVersions is missing".to_owned()),
     }
-    let info = result.get("_meta").and_then(|m| m.get(meta::SERVER_INFO));
+    let info = result.meta().and_then(|m| m.get(meta::SERVER_INFO));
     match info {
-        Some(i) if i.get("name").is_some_and(Value::is_string) && i.get("version").is_some_and(Value::is_string) => {}
+        Some(i) if protocol::is_implementation(i) => {}
         Some(i) => problems.push(format!("_meta serverInfo {i} needs string name and version")),
-        None if result.get("serverInfo").is_some() => problems.push(
+        None if result.result_field("serverInfo").is_some() => problems.push(
             "serverInfo is a top-level field; it belongs in result _meta as io.modelcontextprotocol/serverInfo".to_owned(),
         ),
         None => problems.push("result _meta has no io.modelcontextprotocol/serverInfo".to_owned()),
@@ -59,7 +62,7 @@ fn judge_refusal(
     got: Result<crate::client::Exchange, anyhow::Error>,
     status: u16,
     code: Option<i64>,
-) -> (Finding, Option<Value>) {
+) -> (Finding, Option<Message>) {
     let ex = match got {
         Ok(ex) => ex,
         Err(e) => return (Finding::fail(rule, format!("{what}: {e:#}")), None),
@@ -174,12 +177,9 @@ pub(super) async fn header_checks(client: &HttpClient, report: &mut Report) {
         Some(error_code::UNSUPPORTED_PROTOCOL_VERSION),
     );
     if f.ok {
-        let data = reply
-            .as_ref()
-            .and_then(|r| r.get("error"))
-            .and_then(|e| e.get("data"));
-        let supported = data.and_then(|d| d.get("supported"));
-        let requested = data.and_then(|d| d.get("requested"));
+        let error = reply.as_ref().and_then(Message::error);
+        let supported = error.and_then(|e| e.data_field("supported"));
+        let requested = error.and_then(|e| e.data_field("requested"));
         let mut problems = Vec::new();
         match supported.and_then(Value::as_array) {
             Some(a) if !a.is_empty() && a.iter().all(Value::is_string) => {}
@@ -300,7 +300,7 @@ mod tests {
             body: body.to_string(),
             events: vec![WireEvent::Frame {
                 raw: body.to_string(),
-                message: body,
+                message: Message::classify(&body),
             }],
         })
     }
@@ -311,16 +311,16 @@ mod tests {
             "resultType": "complete", "supportedVersions": ["2026-07-28"],
             "capabilities": {}, "ttlMs": 0, "cacheScope": "public",
             "_meta": {meta::SERVER_INFO: {"name": "s", "version": "1"}}}});
-        assert!(judge_discover(Some(200), Some(&good)).ok);
+        assert!(judge_discover(Some(200), Some(&Message::classify(&good))).ok);
         let old_shape = json!({"jsonrpc": "2.0", "id": 1, "result": {
             "supportedVersions": ["2025-11-25"], "serverInfo": {"name": "s", "version": "1"}}});
-        let f = judge_discover(Some(200), Some(&old_shape));
+        let f = judge_discover(Some(200), Some(&Message::classify(&old_shape)));
         assert!(!f.ok);
         assert!(f.detail.contains("resultType is missing"), "{}", f.detail);
         assert!(f.detail.contains("lacks 2026-07-28"), "{}", f.detail);
         assert!(f.detail.contains("top-level"), "{}", f.detail);
         let err = json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32601, "message": "nope"}});
-        let f = judge_discover(Some(404), Some(&err));
+        let f = judge_discover(Some(404), Some(&Message::classify(&err)));
         assert!(
             !f.ok && f.detail.contains("HTTP 404 with error -32601"),
             "{}",

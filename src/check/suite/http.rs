@@ -39,7 +39,7 @@ impl HttpRun {
         &mut self,
         open: &mut Open,
         dur: Duration,
-        pred: impl Fn(&Value) -> bool,
+        pred: impl Fn(&Message) -> bool,
     ) -> bool {
         let deadline = Instant::now() + dur;
         loop {
@@ -58,15 +58,13 @@ impl HttpRun {
             self.feed(&open.id.clone(), &ev);
             match &ev {
                 WireEvent::Frame { message, .. } => {
-                    let is_answer = message.get("method").is_none()
-                        && (message.get("result").is_some() || message.get("error").is_some());
                     if open.answered {
                         open.after_result += 1;
                     }
-                    if is_method(message, method::SUBSCRIPTIONS_ACKNOWLEDGED) {
+                    if message.is_method(method::SUBSCRIPTIONS_ACKNOWLEDGED) {
                         open.acked = true;
                     }
-                    if is_answer {
+                    if message.is_response() {
                         open.answered = true;
                     }
                     if pred(message) {
@@ -89,10 +87,9 @@ impl HttpRun {
     }
 
     async fn open(&mut self, id: RequestId, label: &'static str, f: &SubscriptionFilter) -> Open {
-        let filter_json = serde_json::to_value(f).unwrap_or(Value::Null);
         let fs = self.v.observe(&Event::ListenSent {
             id: id.clone(),
-            filter: filter_json,
+            filter: f.clone(),
         });
         self.report.extend(fs);
         let mut open = Open {
@@ -158,9 +155,7 @@ impl HttpRun {
         }
         let t = self.cfg.timeout;
         let got = self
-            .pump(open, t, |m| {
-                is_method(m, method::SUBSCRIPTIONS_ACKNOWLEDGED)
-            })
+            .pump(open, t, |m| m.is_method(method::SUBSCRIPTIONS_ACKNOWLEDGED))
             .await;
         if !got && !open.ended {
             let fs = self.v.observe(&Event::AckTimeout {
@@ -176,9 +171,9 @@ impl HttpRun {
         let msg = protocol::tool_call(&RequestId::Int(id), name, args);
         match self.client.send(&msg).await {
             Ok(ex) => match ex.reply() {
-                Some(r) if r.get("result").is_some() => {
-                    if r["result"].get("isError") == Some(&Value::Bool(true)) {
-                        Err(format!("{name} reported isError: {}", r["result"]))
+                Some(r @ Message::Result { result, .. }) => {
+                    if r.is_tool_error() {
+                        Err(format!("{name} reported isError: {result}"))
                     } else {
                         Ok(())
                     }
@@ -204,13 +199,10 @@ impl HttpRun {
             };
             let msg = protocol::request(&RequestId::Int(id), method::TOOLS_LIST, params);
             match self.client.send(&msg).await {
-                Ok(ex) => match ex.reply().and_then(|r| r.get("result")) {
+                Ok(ex) => match ex.reply().filter(|r| r.result().is_some()) {
                     Some(r) => {
-                        tools.extend(names_in(r, "tools", "name"));
-                        cursor = r
-                            .get("nextCursor")
-                            .and_then(Value::as_str)
-                            .map(str::to_owned);
+                        tools.extend(r.listed_names("tools", "name"));
+                        cursor = r.next_cursor().map(str::to_owned);
                         if cursor.is_none() {
                             cat.tools = Some(tools);
                             break;
@@ -230,9 +222,9 @@ impl HttpRun {
         let id = self.id();
         let msg = protocol::request(&RequestId::Int(id), method::RESOURCES_LIST, json!({}));
         if let Ok(ex) = self.client.send(&msg).await
-            && let Some(r) = ex.reply().and_then(|r| r.get("result"))
+            && let Some(r) = ex.reply().filter(|r| r.result().is_some())
         {
-            cat.resource = names_in(r, "resources", "uri").into_iter().next();
+            cat.resource = r.listed_names("resources", "uri").into_iter().next();
         }
         cat
     }
@@ -271,7 +263,7 @@ impl HttpRun {
                 continue;
             }
             let t = self.cfg.timeout;
-            let got = self.pump(open, t, |msg| is_method(msg, m)).await;
+            let got = self.pump(open, t, |msg| msg.is_method(m)).await;
             let (id, label) = (open.id.clone(), open.label);
             self.report.add(if got {
                 Finding::pass(Rule::AckedTypesDelivered, format!("listen {id} ({label}) received {m} after {cause}"))
@@ -291,7 +283,7 @@ impl HttpRun {
                 continue;
             }
             let got = self
-                .pump(open, Duration::ZERO, |msg| is_method(msg, m))
+                .pump(open, Duration::ZERO, |msg| msg.is_method(m))
                 .await;
             if !got {
                 let (id, label) = (open.id.clone(), open.label);

@@ -22,7 +22,7 @@ pub use stdio::run_stdio;
 use std::time::Duration;
 
 use mock_server::protocol::{
-    self, RequestId, SubscriptionFilter, error_code, header, meta, method,
+    self, Message, RequestId, SubscriptionFilter, error_code, header, meta, method,
 };
 use serde_json::{Value, json};
 use tokio::time::Instant;
@@ -69,22 +69,12 @@ fn filter(tools: bool, prompts: bool, uris: &[&str]) -> SubscriptionFilter {
     }
 }
 
-fn is_method(m: &Value, name: &str) -> bool {
-    m.get("method").and_then(Value::as_str) == Some(name)
-}
-
-fn reply_summary(status: Option<u16>, reply: Option<&Value>) -> String {
+fn reply_summary(status: Option<u16>, reply: Option<&Message>) -> String {
     let status = status.map(|s| format!("HTTP {s}")).unwrap_or_default();
     let body = match reply {
-        Some(r) => match (r.get("error"), r.get("result")) {
-            (Some(e), _) => format!(
-                "error {} {:?}",
-                e.get("code").map(Value::to_string).unwrap_or_default(),
-                e.get("message").and_then(Value::as_str).unwrap_or("")
-            ),
-            (None, Some(_)) => "a result".to_owned(),
-            _ => "an unexpected message".to_owned(),
-        },
+        Some(Message::Error { error, .. }) => format!("error {} {:?}", error.code, error.message),
+        Some(Message::Result { .. }) => "a result".to_owned(),
+        Some(_) => "an unexpected message".to_owned(),
         None => "no JSON-RPC body".to_owned(),
     };
     if status.is_empty() {
@@ -100,18 +90,6 @@ struct Catalogue {
     tools: Option<Vec<String>>,
     tools_error: String,
     resource: Option<String>,
-}
-
-fn names_in(result: &Value, list: &str, field: &str) -> Vec<String> {
-    result
-        .get(list)
-        .and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .filter_map(|t| t.get(field).and_then(Value::as_str).map(str::to_owned))
-                .collect()
-        })
-        .unwrap_or_default()
 }
 
 /// A trigger tool if configured and offered; otherwise why not.

@@ -28,7 +28,7 @@ impl StdioRun {
     }
 
     /// Reads the channel until `pred` matches, the channel ends, or `dur` passes.
-    async fn pump(&mut self, dur: Duration, pred: impl Fn(&Value) -> bool) -> Option<Value> {
+    async fn pump(&mut self, dur: Duration, pred: impl Fn(&Message) -> bool) -> Option<Message> {
         let deadline = Instant::now() + dur;
         while !self.ended {
             let ev = match tokio::time::timeout_at(deadline, self.client.next()).await {
@@ -55,14 +55,14 @@ impl StdioRun {
     }
 
     /// Sends a request and waits for its response (other traffic is judged meanwhile).
-    async fn request(&mut self, method_name: &str, params: Value) -> Result<Value, String> {
+    async fn request(&mut self, method_name: &str, params: Value) -> Result<Message, String> {
         let id = RequestId::Int(self.id());
         let msg = protocol::request(&id, method_name, params);
         self.client.send(&msg).await.map_err(|e| format!("{e:#}"))?;
-        let want = id.to_value();
         let t = self.cfg.timeout;
+        // Anything without a method that names our id answers it, even a malformed response.
         self.pump(t, |m| {
-            m.get("id") == Some(&want) && m.get("method").is_none()
+            m.claimed_method().is_none() && m.claimed_id().as_ref() == Some(&id)
         })
         .await
         .ok_or_else(|| {
@@ -77,8 +77,8 @@ impl StdioRun {
         let r = self
             .request(method::TOOLS_CALL, json!({"name": name, "arguments": args}))
             .await?;
-        match r.get("result") {
-            Some(res) if res.get("isError") != Some(&Value::Bool(true)) => Ok(()),
+        match r.result() {
+            Some(_) if !r.is_tool_error() => Ok(()),
             _ => Err(format!(
                 "calling {name} got {}",
                 reply_summary(None, Some(&r))
@@ -89,7 +89,7 @@ impl StdioRun {
     async fn listen(&mut self, id: RequestId, f: &SubscriptionFilter) -> Result<(), String> {
         let fs = self.v.observe(&Event::ListenSent {
             id: id.clone(),
-            filter: serde_json::to_value(f).unwrap_or(Value::Null),
+            filter: f.clone(),
         });
         self.report.extend(fs);
         self.client
@@ -108,7 +108,7 @@ impl StdioRun {
         let deadline = Instant::now() + t;
         while !ids.iter().all(|id| self.acked(id)) && Instant::now() < deadline && !self.ended {
             let left = deadline.saturating_duration_since(Instant::now());
-            self.pump(left, |m| is_method(m, method::SUBSCRIPTIONS_ACKNOWLEDGED))
+            self.pump(left, |m| m.is_method(method::SUBSCRIPTIONS_ACKNOWLEDGED))
                 .await;
         }
         for id in ids {
@@ -160,7 +160,7 @@ impl StdioRun {
             && !self.ended
         {
             let left = deadline.saturating_duration_since(Instant::now());
-            self.pump(left, |x| is_method(x, m)).await;
+            self.pump(left, |x| x.is_method(m)).await;
         }
         for (id, n) in &expected {
             self.report.add(if self.delivered(id, m) > *n {
@@ -239,16 +239,14 @@ async fn stdio_checks(cmd: &[String], client: StdioClient, cfg: Config) -> anyho
     let mut tools = None;
     let mut tools_error = String::new();
     match run.request(method::TOOLS_LIST, json!({})).await {
-        Ok(r) => match r.get("result") {
-            Some(res) => tools = Some(names_in(res, "tools", "name")),
+        Ok(r) => match r.result() {
+            Some(_) => tools = Some(r.listed_names("tools", "name")),
             None => tools_error = reply_summary(None, Some(&r)),
         },
         Err(e) => tools_error = e,
     }
     let resource = match run.request(method::RESOURCES_LIST, json!({})).await {
-        Ok(r) => r
-            .get("result")
-            .and_then(|res| names_in(res, "resources", "uri").into_iter().next()),
+        Ok(r) => r.listed_names("resources", "uri").into_iter().next(),
         Err(_) => None,
     };
     let cat = Catalogue {
@@ -422,7 +420,7 @@ async fn stdio_checks(cmd: &[String], client: StdioClient, cfg: Config) -> anyho
                 };
                 while !answered(&run) && Instant::now() < deadline && !run.ended {
                     let left = deadline.saturating_duration_since(Instant::now());
-                    run.pump(left, |m| m.get("result").is_some()).await;
+                    run.pump(left, |m| m.result().is_some()).await;
                 }
                 // The teardown notifications/cancelled may follow; then nothing more.
                 run.pump(grace, |_| false).await;
