@@ -24,6 +24,7 @@ fn verdicts(findings: Vec<Finding>) -> Vec<Verdict> {
             spec: f.rule.spec().to_owned(),
             ok: f.ok,
             detail: f.detail,
+            note: f.note,
         })
         .collect()
 }

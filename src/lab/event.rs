@@ -12,6 +12,10 @@ pub struct Verdict {
     pub spec: String,
     pub ok: bool,
     pub detail: String,
+    /// The validator's note for the frame, printed among the frame's notes rather than as a
+    /// verdict line; kept out of the transcript's JSON, where the verdict already stands.
+    #[serde(skip)]
+    pub note: Option<String>,
 }
 
 /// Who ended a stream, and how.

@@ -9,7 +9,7 @@ use mock_server::protocol::{Message, RequestId, SubscriptionFilter, method};
 use serde_json::Value;
 
 use super::checks::Checks;
-use super::event::{EndKind, Event, Verdict, show_id};
+use super::event::{EndKind, Event, Verdict};
 use super::link::Incoming;
 use super::summary::summarise;
 use crate::client::Route;
@@ -393,7 +393,6 @@ impl State {
 
     fn on_frame(&mut self, stream: Option<RequestId>, raw: String, msg: Message) -> Vec<Action> {
         let kind = msg.kind_word();
-        let tag = msg.subscription_tag().cloned();
         let owner = stream.clone().or_else(|| owner_by_content(&msg));
         let vstream = if self.stdio { None } else { stream.as_ref() };
         let verdicts: Vec<Verdict> = self.checks.frame(vstream, &msg);
@@ -461,44 +460,26 @@ impl State {
         }
         let mut notes = Vec::new();
         let mut actions = Vec::new();
-        let tag_note = match &tag {
-            Some(t) if *t == id.to_value() => {
-                format!("tag {} = the listen request's own id", show_id(t))
-            }
-            Some(t) => format!("tag {}, but this stream's listen id is {id}", show_id(t)),
-            None => "no subscriptionId tag in _meta".to_owned(),
+        // The validator judged the tag, whether the ack came first and the honoured subset;
+        // the lab prints its notes and judges nothing again.
+        let note_of = |rules: &[&str]| {
+            verdicts
+                .iter()
+                .filter(|v| rules.contains(&v.rule.as_str()))
+                .find_map(|v| v.note.clone())
         };
+        let tag_note = note_of(&["tag-present", "tag-matches-id", "close-result-shape"])
+            .unwrap_or_else(|| "no subscriptionId tag in _meta".to_owned());
         let mut new_state = None;
         match &msg {
             Message::Notification { method: m, .. } if m == method::SUBSCRIPTIONS_ACKNOWLEDGED => {
                 // A filter the validator refuses grants nothing; its verdict says why.
                 let honoured = msg.ack_filter().and_then(Result::ok).unwrap_or_default();
-                let first = sub.frames == 0;
-                notes.push(format!(
-                    "acknowledgement{}; {tag_note}",
-                    if first {
-                        ", the first message for this subscription"
-                    } else {
-                        ", but NOT the first message for this subscription"
-                    }
-                ));
-                let missing = sub.asked.missing_from(&honoured);
-                let extra = honoured.missing_from(&sub.asked);
-                let mut subset = format!(
-                    "honoured: {} (asked: {})",
-                    honoured.words(),
-                    sub.asked.words()
-                );
-                if !missing.is_empty() {
-                    subset.push_str(&format!(
-                        "; left out: {} — the server will not deliver it, and that is not an error",
-                        missing.join(" ")
-                    ));
-                }
-                if !extra.is_empty() {
-                    subset.push_str(&format!("; claims never asked for: {}", extra.join(" ")));
-                }
-                notes.push(subset);
+                // No "first" from the validator: it found something before this ack.
+                let position = note_of(&["ack-first"])
+                    .unwrap_or_else(|| mock_server::validator::ACK_NOT_FIRST.to_owned());
+                notes.push(format!("{position}; {tag_note}"));
+                notes.extend(note_of(&["honoured-subset"]));
                 if sub.state == SubState::AwaitingAck {
                     new_state = Some(SubState::Live);
                     if let Some(s) = self.sub_mut(&id) {

@@ -30,7 +30,7 @@ use serde::Serialize;
 mod notification;
 mod rule;
 use notification::clip;
-pub use notification::{describe, json_type};
+pub use notification::{ACK_NOT_FIRST, describe, json_type};
 pub use rule::{Level, Rule};
 use serde_json::Value;
 
@@ -43,6 +43,12 @@ pub struct Finding {
     /// The subscription (listen id) the finding is about, when there is one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub subscription: Option<RequestId>,
+    /// What the finding means for the frame it was judged on, in the words the lab prints
+    /// under that frame (`tag "lab-1" = the listen request's own id`), so the lab shows the
+    /// judgement instead of making it again. `None` when the detail says it all; not part of
+    /// `check`'s report.
+    #[serde(skip)]
+    pub note: Option<String>,
 }
 
 impl Finding {
@@ -52,6 +58,7 @@ impl Finding {
             ok: true,
             detail: detail.into(),
             subscription: None,
+            note: None,
         }
     }
 
@@ -61,7 +68,13 @@ impl Finding {
             ok: false,
             detail: detail.into(),
             subscription: None,
+            note: None,
         }
+    }
+
+    fn noting(mut self, note: impl Into<String>) -> Self {
+        self.note = Some(note.into());
+        self
     }
 
     fn about(mut self, id: &RequestId) -> Self {
@@ -403,6 +416,7 @@ impl Validator {
             )),
             Some(_) => {}
         }
+        let tag_note = notification::tag_note(msg.subscription_tag(), &sid);
         out.push(if problems.is_empty() {
             Finding::pass(
                 Rule::CloseResultShape,
@@ -415,7 +429,8 @@ impl Validator {
                 format!("the result closing listen {sid}: {}", problems.join("; ")),
             )
             .about(&sid)
-        });
+        }
+        .noting(tag_note));
         out
     }
 }

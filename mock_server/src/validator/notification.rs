@@ -114,7 +114,8 @@ impl Validator {
                     Rule::TagPresent,
                     format!("{m} on the stream of listen {sid} has no params._meta io.modelcontextprotocol/subscriptionId"),
                 )
-                .about(&sid),
+                .about(&sid)
+                .noting(tag_note(None, &sid)),
             ),
             Some(t) => {
                 out.push(Finding::pass(Rule::TagPresent, format!("{m} is tagged")).about(&sid));
@@ -124,7 +125,8 @@ impl Validator {
                             Rule::TagMatchesId,
                             format!("{m} tagged {t}, the listen request's own id"),
                         )
-                        .about(&sid),
+                        .about(&sid)
+                        .noting(tag_note(Some(t), &sid)),
                     );
                 } else {
                     out.push(
@@ -136,7 +138,8 @@ impl Validator {
                                 json_type(&sid.to_value())
                             ),
                         )
-                        .about(&sid),
+                        .about(&sid)
+                        .noting(tag_note(Some(t), &sid)),
                     );
                 }
             }
@@ -148,7 +151,8 @@ impl Validator {
                         Rule::AckFirst,
                         format!("a second acknowledgement for listen {sid}"),
                     )
-                    .about(&sid),
+                    .about(&sid)
+                    .noting(ACK_NOT_FIRST),
                 );
                 return out;
             }
@@ -158,13 +162,15 @@ impl Validator {
                         Rule::AckFirst,
                         format!("the acknowledgement is the first message for listen {sid}"),
                     )
-                    .about(&sid),
+                    .about(&sid)
+                    .noting("acknowledgement, the first message for this subscription"),
                 );
             }
             let honoured = msg.param("notifications");
             let (acked, finding) = compare_subset(&s.requested, honoured);
+            let note = subset_note(&s.requested, &acked);
             s.acked = Some(acked);
-            out.push(finding.about(&sid));
+            out.push(finding.about(&sid).noting(note));
             return out;
         }
         if s.acked.is_none() {
@@ -341,6 +347,38 @@ fn compare_subset(
         )
     };
     (acked, finding)
+}
+
+/// How the lab says an acknowledgement came after something else (the validator judged that
+/// when the earlier message arrived, or says it on a second ack).
+pub const ACK_NOT_FIRST: &str = "acknowledgement, but NOT the first message for this subscription";
+
+/// The tag of a message for listen `sid`, in the lab's words: equal to the listen id (type
+/// included), another value, or missing.
+pub(super) fn tag_note(tag: Option<&Value>, sid: &RequestId) -> String {
+    match tag {
+        Some(t) if *t == sid.to_value() => format!("tag {t} = the listen request's own id"),
+        Some(t) => format!("tag {t}, but this stream's listen id is {sid}"),
+        None => "no subscriptionId tag in _meta".to_owned(),
+    }
+}
+
+/// The honoured subset against the request, in the lab's words: what was granted, what was
+/// left out (information, not an error), and what was claimed without being asked.
+fn subset_note(requested: &SubscriptionFilter, acked: &SubscriptionFilter) -> String {
+    let mut note = format!("honoured: {} (asked: {})", acked.words(), requested.words());
+    let missing = requested.missing_from(acked);
+    if !missing.is_empty() {
+        note.push_str(&format!(
+            "; left out: {} — the server will not deliver it, and that is not an error",
+            missing.join(" ")
+        ));
+    }
+    let extra = acked.missing_from(requested);
+    if !extra.is_empty() {
+        note.push_str(&format!("; claims never asked for: {}", extra.join(" ")));
+    }
+    note
 }
 
 /// A filter in words: `tools, prompts, resources/list, mock://a`.

@@ -625,3 +625,49 @@ fn should_rules_are_exactly_the_spec_shoulds() {
         }
     }
 }
+
+#[test]
+fn findings_carry_the_notes_the_lab_prints() {
+    let id = RequestId::from("lab-1");
+    let mut v = Validator::new();
+    v.observe(&listen(
+        &id,
+        json!({"toolsListChanged": true, "promptsListChanged": true}),
+    ));
+    let fs = v.observe(&on(&id, ack(&id, json!({"toolsListChanged": true}))));
+    let note = |fs: &[Finding], rule: Rule| {
+        fs.iter()
+            .find(|f| f.rule == rule)
+            .and_then(|f| f.note.clone())
+    };
+    assert_eq!(
+        note(&fs, Rule::AckFirst).as_deref(),
+        Some("acknowledgement, the first message for this subscription")
+    );
+    assert_eq!(
+        note(&fs, Rule::TagMatchesId).as_deref(),
+        Some(r#"tag "lab-1" = the listen request's own id"#)
+    );
+    assert_eq!(
+        note(&fs, Rule::HonouredSubset).as_deref(),
+        Some(
+            "honoured: tools (asked: tools prompts); left out: prompts — the server will not \
+             deliver it, and that is not an error"
+        )
+    );
+    let fs = v.observe(&on(&id, tools(&RequestId::Int(9))));
+    assert_eq!(
+        note(&fs, Rule::TagMatchesId).as_deref(),
+        Some(r#"tag 9, but this stream's listen id is "lab-1""#)
+    );
+    let second = v.observe(&on(&id, ack(&id, json!({"toolsListChanged": true}))));
+    assert_eq!(
+        note(&second, Rule::AckFirst).as_deref(),
+        Some(ACK_NOT_FIRST)
+    );
+    let done = v.observe(&on(&id, protocol::listen_complete(&id)));
+    assert_eq!(
+        note(&done, Rule::CloseResultShape).as_deref(),
+        Some(r#"tag "lab-1" = the listen request's own id"#)
+    );
+}
