@@ -6,7 +6,7 @@
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use mcp_tutor::client::sse::{SseItem, SseParser};
 use mock_server::protocol::{self, Message, NotificationKind, RequestId, SubscriptionFilter};
-use mock_server::validator::{Event, Validator};
+use mock_server::validator::{Observation, Validator};
 use serde_json::Value;
 
 const FRAMES: usize = 1000;
@@ -49,7 +49,7 @@ fn bench(c: &mut Criterion) {
         b.iter(|| {
             let mut p = SseParser::new();
             let mut v = Validator::new();
-            v.observe(&Event::ListenSent {
+            v.observe(&Observation::ListenSent {
                 id: id.clone(),
                 filter: filter.clone(),
             });
@@ -57,15 +57,17 @@ fn bench(c: &mut Criterion) {
             for chunk in body.chunks(1024) {
                 for item in p.push(chunk) {
                     let ev = match item {
-                        SseItem::Event { data, .. } => Event::Message {
+                        SseItem::Event { data, .. } => Observation::Message {
                             stream: Some(id.clone()),
                             message: Message::classify(
                                 &serde_json::from_str::<Value>(&data).unwrap(),
                             ),
                         },
-                        SseItem::Comment { .. } | SseItem::Oversized { .. } => Event::KeepAlive {
-                            stream: Some(id.clone()),
-                        },
+                        SseItem::Comment { .. } | SseItem::Oversized { .. } => {
+                            Observation::KeepAlive {
+                                stream: Some(id.clone()),
+                            }
+                        }
                     };
                     bad += v.observe(&ev).iter().filter(|f| !f.ok).count();
                 }

@@ -32,7 +32,7 @@ pub use stdio::{StdioClient, StdioSender};
 use std::fmt::Write as _;
 
 use mock_server::protocol::{self, Message, RequestId, header, meta};
-use mock_server::validator::Event;
+use mock_server::validator::Observation;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -244,21 +244,21 @@ fn title_case(name: &str) -> String {
 impl WireEvent {
     /// The event the validator judges for this one (`None` for `TransportError`: an `Ended`
     /// follows). `stream` is the listen id of an HTTP listen stream, `None` on stdio.
-    pub fn to_event(&self, stream: Option<&RequestId>) -> Option<Event> {
+    pub fn to_event(&self, stream: Option<&RequestId>) -> Option<Observation> {
         let stream = stream.cloned();
         Some(match self {
-            WireEvent::Frame { message, .. } => Event::Message {
+            WireEvent::Frame { message, .. } => Observation::Message {
                 stream,
                 message: message.clone(),
             },
-            WireEvent::Malformed { raw, error } => Event::Malformed {
+            WireEvent::Malformed { raw, error } => Observation::Malformed {
                 stream,
                 raw: raw.clone(),
                 error: error.clone(),
             },
-            WireEvent::KeepAlive { .. } => Event::KeepAlive { stream },
+            WireEvent::KeepAlive { .. } => Observation::KeepAlive { stream },
             WireEvent::TransportError { .. } => return None,
-            WireEvent::Ended { graceful } => Event::Ended {
+            WireEvent::Ended { graceful } => Observation::Ended {
                 stream,
                 graceful: *graceful,
             },

@@ -22,22 +22,22 @@ use super::scenario::{ScenarioFile, Transport};
 use crate::client::{HeaderEdits, HttpClient, Route, StdioClient, StdioSender, WireEvent, route};
 
 #[derive(Debug, Clone)]
-pub enum Target {
+pub enum Endpoint {
     Bundled { faults: Vec<String> },
     Url(String),
     Stdio { faults: Vec<String> },
 }
 
-impl Target {
+impl Endpoint {
     pub fn from_args(a: &Args) -> Self {
         if let Some(u) = &a.url {
-            Target::Url(u.clone())
+            Endpoint::Url(u.clone())
         } else if a.stdio {
-            Target::Stdio {
+            Endpoint::Stdio {
                 faults: a.faults.clone(),
             }
         } else {
-            Target::Bundled {
+            Endpoint::Bundled {
                 faults: a.faults.clone(),
             }
         }
@@ -48,8 +48,8 @@ impl Target {
         let mut faults = sc.scenario.faults.clone();
         faults.extend(a.faults.iter().cloned());
         match sc.scenario.transport {
-            Transport::Http => Target::Bundled { faults },
-            Transport::Stdio => Target::Stdio { faults },
+            Transport::Http => Endpoint::Bundled { faults },
+            Transport::Stdio => Endpoint::Stdio { faults },
         }
     }
 }
@@ -69,14 +69,14 @@ fn parse_faults(names: &[String]) -> anyhow::Result<Vec<Fault>> {
         .collect()
 }
 
-pub async fn connect(target: &Target, tx: Tx) -> anyhow::Result<Connection> {
+pub async fn connect(target: &Endpoint, tx: Tx) -> anyhow::Result<Connection> {
     let fault_names: Vec<String> = Fault::all().iter().map(|f| f.name().to_owned()).collect();
     let uris: Vec<String> = mock_server::resource_uris()
         .into_iter()
         .map(str::to_owned)
         .collect();
     match target {
-        Target::Bundled { faults } => {
+        Endpoint::Bundled { faults } => {
             let config = mock_server::Config {
                 faults: parse_faults(faults)?,
                 ..mock_server::Config::default()
@@ -93,13 +93,13 @@ pub async fn connect(target: &Target, tx: Tx) -> anyhow::Result<Connection> {
                 uris,
             })
         }
-        Target::Url(url) => Ok(Connection {
+        Endpoint::Url(url) => Ok(Connection {
             link: Box::new(HttpLink::new(url, url)?),
             keep: None,
             fault_names,
             uris,
         }),
-        Target::Stdio { faults } => {
+        Endpoint::Stdio { faults } => {
             parse_faults(faults)?;
             let exe = std::env::current_exe().context("cannot find the mcp-tutor binary")?;
             let mut args = vec!["serve".to_owned(), "--stdio".to_owned()];

@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 
 use super::session::Lab;
 use super::state::SubState;
-use super::step::Target;
+use super::step::CloseTarget;
 
 /// The tools the lab calls to make a server do what no client request asks for: the
 /// conformance suite's trigger tools, and the mock's control tools (`close ID`, `drop`,
@@ -87,16 +87,16 @@ impl Lab {
         ok
     }
 
-    pub(super) async fn close(&mut self, target: Target) {
+    pub(super) async fn close(&mut self, target: CloseTarget) {
         match target {
-            Target::All => {
+            CloseTarget::All => {
                 let open = self.st.open_ids();
                 self.st.expecting.extend(open);
                 if !self.call_tool(SERVER_TOOLS.close_all, json!({})).await {
                     self.st.expecting.clear();
                 }
             }
-            Target::One(v) => {
+            CloseTarget::One(v) => {
                 let Some(id) = RequestId::from_value(&v) else {
                     self.error("a subscription id is a string or an integer");
                     return;

@@ -6,7 +6,7 @@ use serde_json::Value;
 
 /// A rule the checking client's validator judged on a frame.
 #[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct Verdict {
+pub struct RuleVerdict {
     pub rule: String,
     pub title: String,
     pub spec: String,
@@ -32,7 +32,7 @@ pub enum EndKind {
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
 #[serde(tag = "event", rename_all = "snake_case")]
-pub enum Event {
+pub enum TranscriptEvent {
     /// Where the lab is connected.
     Banner { server: String, transport: String },
     /// Scenario narration.
@@ -82,7 +82,7 @@ pub enum Event {
         message: Value,
         raw: String,
         notes: Vec<String>,
-        verdicts: Vec<Verdict>,
+        verdicts: Vec<RuleVerdict>,
     },
     /// An SSE comment line: not a message, never a violation.
     KeepAlive { stream: Value, raw: String },
@@ -92,14 +92,14 @@ pub enum Event {
         kind: String,
         message: Value,
         why: String,
-        verdicts: Vec<Verdict>,
+        verdicts: Vec<RuleVerdict>,
     },
     /// A stream ended.
     End {
         stream: Value,
         how: EndKind,
         note: String,
-        verdicts: Vec<Verdict>,
+        verdicts: Vec<RuleVerdict>,
     },
     /// What a careful client does, said out loud (time-outs, retries, re-lists).
     Client { text: String },
@@ -109,13 +109,13 @@ pub enum Event {
     Error { text: String },
 }
 
-impl Event {
+impl TranscriptEvent {
     /// Frames and ends carry verdicts; `explain` looks at the last of them.
-    pub fn verdicts(&self) -> &[Verdict] {
+    pub fn verdicts(&self) -> &[RuleVerdict] {
         match self {
-            Event::Frame { verdicts, .. }
-            | Event::Dropped { verdicts, .. }
-            | Event::End { verdicts, .. } => verdicts,
+            TranscriptEvent::Frame { verdicts, .. }
+            | TranscriptEvent::Dropped { verdicts, .. }
+            | TranscriptEvent::End { verdicts, .. } => verdicts,
             _ => &[],
         }
     }

@@ -14,7 +14,7 @@ use rustyline::validate::Validator;
 use rustyline::{Context, Editor, ExternalPrinter, Helper};
 use tokio::sync::mpsc::UnboundedReceiver;
 
-use super::event::Event;
+use super::event::TranscriptEvent;
 use super::link::{Incoming, Receiver};
 use super::render::{Look, render};
 use super::session::{Lab, Sink};
@@ -27,7 +27,7 @@ pub struct PrinterSink<P: ExternalPrinter + Send> {
 }
 
 impl<P: ExternalPrinter + Send> Sink for PrinterSink<P> {
-    fn show(&mut self, ev: &Event, look: Look) {
+    fn show(&mut self, ev: &TranscriptEvent, look: Look) {
         let text = if self.json {
             serde_json::to_string(ev).unwrap_or_default() + "\n"
         } else {
@@ -316,11 +316,11 @@ async fn typed(lab: &mut Lab, line: &str) -> bool {
         Ok(Some(s)) => s,
         Ok(None) => return true,
         Err(e) => {
-            lab.emit(Event::Error { text: e.0 });
+            lab.emit(TranscriptEvent::Error { text: e.0 });
             return true;
         }
     };
-    lab.record(Event::Step {
+    lab.record(TranscriptEvent::Step {
         line: line.trim().to_owned(),
     });
     lab.run(step).await

@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 
 use super::checks::Checks;
 use super::control::SERVER_TOOLS;
-use super::event::{EndKind, Event};
+use super::event::{EndKind, TranscriptEvent};
 use super::explain;
 use super::link::{Incoming, Link, Tx};
 use super::render::{Look, render};
@@ -25,7 +25,7 @@ use super::timeline;
 
 /// Where rendered events go: stdout, the REPL's external printer, or JSON lines.
 pub trait Sink: Send {
-    fn show(&mut self, ev: &Event, look: Look);
+    fn show(&mut self, ev: &TranscriptEvent, look: Look);
 }
 
 /// Plain stdout: text for people, or one JSON object per event.
@@ -34,7 +34,7 @@ pub struct Stdout {
 }
 
 impl Sink for Stdout {
-    fn show(&mut self, ev: &Event, look: Look) {
+    fn show(&mut self, ev: &TranscriptEvent, look: Look) {
         use std::io::Write as _;
         let mut out = std::io::stdout().lock();
         if self.json {
@@ -56,7 +56,7 @@ pub struct Lab {
     pub(super) tx: Tx,
     out: Box<dyn Sink>,
     pub look: Look,
-    pub events: Vec<Event>,
+    pub events: Vec<TranscriptEvent>,
     /// A step could not run or a frame broke a rule (a script then exits non-zero).
     pub failed: bool,
     /// The server's tools, as its last tools/list named them (completion after `call`).
@@ -90,22 +90,23 @@ impl Lab {
     pub(super) fn flush(&mut self) {
         for ev in self.st.take_out() {
             // A keep-alive is not a message: worth a line only when the raw wire is shown.
-            if matches!(ev, Event::KeepAlive { .. }) && !self.look.wire {
+            if matches!(ev, TranscriptEvent::KeepAlive { .. }) && !self.look.wire {
                 continue;
             }
             self.emit(ev);
         }
     }
 
-    pub fn emit(&mut self, ev: Event) {
+    pub fn emit(&mut self, ev: TranscriptEvent) {
         self.out.show(&ev, self.look);
         self.keep(ev);
     }
 
     /// Into the transcript, which keeps the latest [`KEPT_EVENTS`] so a flooding server cannot
     /// grow it without bound; whether anything failed is remembered apart.
-    fn keep(&mut self, ev: Event) {
-        self.failed |= matches!(ev, Event::Error { .. }) || ev.verdicts().iter().any(|v| !v.ok);
+    fn keep(&mut self, ev: TranscriptEvent) {
+        self.failed |=
+            matches!(ev, TranscriptEvent::Error { .. }) || ev.verdicts().iter().any(|v| !v.ok);
         if self.events.len() >= KEPT_EVENTS {
             self.events.drain(..KEPT_EVENTS / 4);
         }
@@ -118,12 +119,12 @@ impl Lab {
     }
 
     /// Keep an event in the transcript without showing it (the REPL's own typed line).
-    pub fn record(&mut self, ev: Event) {
+    pub fn record(&mut self, ev: TranscriptEvent) {
         self.keep(ev);
     }
 
     pub fn banner(&mut self) {
-        let ev = Event::Banner {
+        let ev = TranscriptEvent::Banner {
             server: self.link.describe(),
             transport: self.link.transport().to_owned(),
         };
@@ -131,15 +132,15 @@ impl Lab {
     }
 
     pub(super) fn info(&mut self, text: impl Into<String>) {
-        self.emit(Event::Info { text: text.into() });
+        self.emit(TranscriptEvent::Info { text: text.into() });
     }
 
     pub(super) fn error(&mut self, text: impl Into<String>) {
-        self.emit(Event::Error { text: text.into() });
+        self.emit(TranscriptEvent::Error { text: text.into() });
     }
 
     pub(super) fn client(&mut self, text: impl Into<String>) {
-        self.emit(Event::Client { text: text.into() });
+        self.emit(TranscriptEvent::Client { text: text.into() });
     }
 
     pub fn ack_timeout(&self) -> Duration {
@@ -263,7 +264,7 @@ impl Lab {
             .map(|i| i.to_value());
         match self.link.request(message).await {
             Ok(reply) => {
-                self.emit(Event::Send {
+                self.emit(TranscriptEvent::Send {
                     id: id.clone(),
                     method: method_name.to_owned(),
                     detail,
@@ -273,7 +274,7 @@ impl Lab {
                     self.learn_tools(reply.message.as_ref());
                 }
                 let summary = summarise(method_name, reply.message.as_ref());
-                self.emit(Event::Reply {
+                self.emit(TranscriptEvent::Reply {
                     id: id.unwrap_or(Value::Null),
                     method: method_name.to_owned(),
                     status: reply.status,
@@ -287,7 +288,7 @@ impl Lab {
                 reply.message
             }
             Err(e) => {
-                self.emit(Event::Send {
+                self.emit(TranscriptEvent::Send {
                     id,
                     method: method_name.to_owned(),
                     detail,
@@ -373,7 +374,7 @@ impl Lab {
         self.st.expecting.push(id.clone());
         self.st.checks.listen_sent(&id, &asked);
         let opened = self.link.listen(id.clone(), message, self.tx.clone()).await;
-        self.emit(Event::Send {
+        self.emit(TranscriptEvent::Send {
             id: Some(id.to_value()),
             method: method::SUBSCRIPTIONS_LISTEN.to_owned(),
             detail: format!("asks for: {}", asked.words()),
@@ -389,7 +390,7 @@ impl Lab {
             Ok(o) => {
                 if let Some(refusal) = o.refused {
                     let summary = summarise(method::SUBSCRIPTIONS_LISTEN, refusal.as_ref());
-                    self.emit(Event::Reply {
+                    self.emit(TranscriptEvent::Reply {
                         id: id.to_value(),
                         method: method::SUBSCRIPTIONS_LISTEN.to_owned(),
                         status: o.status,
@@ -454,7 +455,7 @@ impl Lab {
             (Err(e), _) => format!("cancel failed: {e:#}"),
         };
         if let Ok(Some(raw)) = &sent {
-            self.emit(Event::Send {
+            self.emit(TranscriptEvent::Send {
                 id: None,
                 method: method::CANCELLED.to_owned(),
                 detail: format!("requestId {id}"),
@@ -462,7 +463,7 @@ impl Lab {
             });
         }
         let verdicts = std::mem::take(&mut self.st.pending_verdicts);
-        self.emit(Event::End {
+        self.emit(TranscriptEvent::End {
             stream: id.to_value(),
             how: EndKind::Cancelled,
             note,

@@ -9,7 +9,7 @@ use mock_server::protocol::{Message, RequestId, SubscriptionFilter, method};
 use serde_json::Value;
 
 use super::checks::Checks;
-use super::event::{EndKind, Event, Verdict};
+use super::event::{EndKind, RuleVerdict, TranscriptEvent};
 use super::link::Incoming;
 use super::summary::summarise;
 use crate::client::Route;
@@ -64,7 +64,7 @@ pub struct State {
     /// Streams a script should wait to hear from before moving on.
     pub expecting: Vec<RequestId>,
     /// Verdicts settled by a time-out, shown on the cancel that follows it.
-    pub(super) pending_verdicts: Vec<Verdict>,
+    pub(super) pending_verdicts: Vec<RuleVerdict>,
     /// The learner's `drop` cut the streams (so an abrupt end is expected, and said so).
     pub(super) dropped: bool,
     pub(super) next_request: u64,
@@ -76,7 +76,7 @@ pub struct State {
     /// are checked but not shown, so the screen and the transcript stay bounded.
     flooding: Vec<Option<RequestId>>,
     /// Events produced and not yet shown.
-    out: Vec<Event>,
+    out: Vec<TranscriptEvent>,
 }
 
 impl State {
@@ -98,7 +98,7 @@ impl State {
 
     /// After the learner's own `drop`, an end with no result is what was asked for, not the
     /// server skipping its graceful close: say so instead of flagging it.
-    fn asked_for_drop(&self, mut verdicts: Vec<Verdict>) -> Vec<Verdict> {
+    fn asked_for_drop(&self, mut verdicts: Vec<RuleVerdict>) -> Vec<RuleVerdict> {
         if self.dropped {
             for v in verdicts
                 .iter_mut()
@@ -114,16 +114,16 @@ impl State {
     }
 
     /// The events produced since the last call, in order, for the lab to show.
-    pub(super) fn take_out(&mut self) -> Vec<Event> {
+    pub(super) fn take_out(&mut self) -> Vec<TranscriptEvent> {
         std::mem::take(&mut self.out)
     }
 
-    fn say(&mut self, ev: Event) {
+    fn say(&mut self, ev: TranscriptEvent) {
         self.out.push(ev);
     }
 
     fn client(&mut self, text: impl Into<String>) {
-        self.say(Event::Client { text: text.into() });
+        self.say(TranscriptEvent::Client { text: text.into() });
     }
 
     pub(super) fn sub(&self, id: &RequestId) -> Option<&Sub> {
@@ -248,7 +248,7 @@ impl State {
                 let vstream = if self.stdio { None } else { Some(&stream) };
                 self.checks.keep_alive(vstream);
                 // Shown only with `wire on`: the lab decides.
-                self.say(Event::KeepAlive {
+                self.say(TranscriptEvent::KeepAlive {
                     stream: stream.to_value(),
                     raw,
                 });
@@ -257,7 +257,7 @@ impl State {
             Incoming::Malformed { stream, raw, error } => {
                 let vstream = if self.stdio { None } else { stream.as_ref() };
                 let verdicts = self.checks.malformed(vstream, &raw, &error);
-                self.say(Event::Frame {
+                self.say(TranscriptEvent::Frame {
                     stream: stream
                         .as_ref()
                         .map(RequestId::to_value)
@@ -293,7 +293,7 @@ impl State {
                         super::link::FRAMES_PER_SECOND
                     ));
                 }
-                self.say(Event::Error { text });
+                self.say(TranscriptEvent::Error { text });
                 Vec::new()
             }
             Incoming::Ended { stream, clean } => {
@@ -327,7 +327,7 @@ impl State {
                         )
                     }
                 };
-                self.say(Event::End {
+                self.say(TranscriptEvent::End {
                     stream: stream.to_value(),
                     how,
                     note,
@@ -346,7 +346,7 @@ impl State {
                     if let Some(s) = self.sub_mut(&id) {
                         s.state = SubState::Broken;
                     }
-                    self.say(Event::End {
+                    self.say(TranscriptEvent::End {
                         stream: id.to_value(),
                         how: EndKind::Abrupt,
                         note: "lost with the channel: after a reconnect the client MUST listen \
@@ -395,7 +395,7 @@ impl State {
         let kind = msg.kind_word();
         let owner = stream.clone().or_else(|| owner_by_content(&msg));
         let vstream = if self.stdio { None } else { stream.as_ref() };
-        let verdicts: Vec<Verdict> = self.checks.frame(vstream, &msg);
+        let verdicts: Vec<RuleVerdict> = self.checks.frame(vstream, &msg);
         let message = msg.raw().clone();
         let stream_value = owner
             .as_ref()
@@ -404,7 +404,7 @@ impl State {
         self.expecting.retain(|e| Some(e) != owner.as_ref());
 
         let Some(id) = owner else {
-            self.say(Event::Frame {
+            self.say(TranscriptEvent::Frame {
                 stream: stream_value,
                 kind,
                 message,
@@ -419,7 +419,7 @@ impl State {
             return Vec::new();
         };
         let Some(sub) = self.sub(&id).cloned() else {
-            self.say(Event::Frame {
+            self.say(TranscriptEvent::Frame {
                 stream: stream_value,
                 kind,
                 message,
@@ -449,7 +449,7 @@ impl State {
             _ => None,
         };
         if let Some(why) = late {
-            self.say(Event::Dropped {
+            self.say(TranscriptEvent::Dropped {
                 stream: stream_value,
                 kind,
                 message,
@@ -547,7 +547,7 @@ impl State {
             // Counted and checked, not printed: the flooding note says how many.
             return actions;
         }
-        self.say(Event::Frame {
+        self.say(TranscriptEvent::Frame {
             stream: stream_value,
             kind,
             message,

@@ -10,7 +10,7 @@ use mock_server::protocol::SubscriptionFilter;
 
 /// Which subscription(s) a `close` step ends.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Target {
+pub enum CloseTarget {
     One(Value),
     All,
 }
@@ -26,7 +26,7 @@ pub enum Step {
     },
     Change(ListKind),
     Update(String),
-    Close(Target),
+    Close(CloseTarget),
     Cancel(Value),
     Drop,
     Fault {
@@ -180,8 +180,8 @@ pub const STEPS: &[StepDef] = &[
         args: Args::OpenIdsOrAll,
         parse: |a, _| {
             Ok(Step::Close(match one(a)? {
-                "all" => Target::All,
-                w => Target::One(parse_id(w)),
+                "all" => CloseTarget::All,
+                w => CloseTarget::One(parse_id(w)),
             }))
         },
     },

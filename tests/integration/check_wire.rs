@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use mcp_tutor::client::{HeaderEdits, HttpClient, ListenStream, WireEvent};
 use mock_server::protocol::{self, NotificationKind, RequestId, SubscriptionFilter, method};
-use mock_server::validator::{Event, Rule, Validator};
+use mock_server::validator::{CheckRule, Observation, Validator};
 use mock_server::{Config, start_http};
 use serde_json::json;
 
@@ -51,7 +51,7 @@ async fn a_listen_stream_shows_every_frame_raw_and_ends_with_its_result() {
     };
     let mut s = client.listen(&id, &filter).await.unwrap();
     let mut v = Validator::new();
-    v.observe(&Event::ListenSent {
+    v.observe(&Observation::ListenSent {
         id: id.clone(),
         filter: filter.clone(),
     });
@@ -113,10 +113,10 @@ async fn a_listen_stream_shows_every_frame_raw_and_ends_with_its_result() {
 
     assert!(fs.iter().all(|f| f.ok), "{fs:?}");
     for rule in [
-        Rule::AckFirst,
-        Rule::TagMatchesId,
-        Rule::CloseResultShape,
-        Rule::GracefulClose,
+        CheckRule::AckFirst,
+        CheckRule::TagMatchesId,
+        CheckRule::CloseResultShape,
+        CheckRule::GracefulClose,
     ] {
         assert!(fs.iter().any(|f| f.rule == rule), "{rule}");
     }

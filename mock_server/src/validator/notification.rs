@@ -26,7 +26,7 @@ impl Validator {
                         None => {
                             if m == method::PROGRESS || m == method::MESSAGE {
                                 return vec![Finding::fail(
-                                    Rule::NoProgressOrMessage,
+                                    CheckRule::NoProgressOrMessage,
                                     format!(
                                         "{m} carries a subscription tag {t}: it never belongs to a subscription"
                                     ),
@@ -39,7 +39,7 @@ impl Validator {
                                 .find(|s| loosely_equal(&s.id.to_value(), t));
                             return vec![match near {
                                 Some(s) => Finding::fail(
-                                    Rule::TagMatchesId,
+                                    CheckRule::TagMatchesId,
                                     format!(
                                         "{m} is tagged {t} ({}) but the listen id is {} ({}): the tag must keep the id's JSON type",
                                         json_type(t),
@@ -49,7 +49,7 @@ impl Validator {
                                 )
                                 .about(&s.id),
                                 None => Finding::fail(
-                                    Rule::TagMatchesId,
+                                    CheckRule::TagMatchesId,
                                     format!("{m} is tagged {t}, which is no listen request's id on this channel (the id is the client's, never server-minted)"),
                                 ),
                             }];
@@ -62,7 +62,7 @@ impl Validator {
                             rid
                         } else if is_sub_kind {
                             return vec![Finding::fail(
-                                Rule::TagPresent,
+                                CheckRule::TagPresent,
                                 format!(
                                     "{m} arrived with no subscriptionId tag: on stdio nothing else says which subscription it belongs to"
                                 ),
@@ -81,7 +81,7 @@ impl Validator {
         if s.cancelled {
             return vec![
                 Finding::fail(
-                    Rule::NothingAfterCancel,
+                    CheckRule::NothingAfterCancel,
                     format!("{m} arrived for listen {sid} after the client cancelled it"),
                 )
                 .about(&sid),
@@ -90,7 +90,7 @@ impl Validator {
         if m == method::CANCELLED {
             if stream.is_some() {
                 return vec![Finding::fail(
-                    Rule::OnlyRequestedTypes,
+                    CheckRule::OnlyRequestedTypes,
                     format!("notifications/cancelled on the HTTP stream of listen {sid}: server-sent cancellation is scoped to stdio (TS CancelledNotification); on HTTP the server ends a listen with its result and closes the stream"),
                 ).about(&sid)];
             }
@@ -100,7 +100,7 @@ impl Validator {
         if s.answered {
             return vec![
                 Finding::fail(
-                    Rule::NothingAfterResult,
+                    CheckRule::NothingAfterResult,
                     format!("{m} arrived for listen {sid} after its closing result"),
                 )
                 .about(&sid),
@@ -111,18 +111,18 @@ impl Validator {
         match &tag {
             None => out.push(
                 Finding::fail(
-                    Rule::TagPresent,
+                    CheckRule::TagPresent,
                     format!("{m} on the stream of listen {sid} has no params._meta io.modelcontextprotocol/subscriptionId"),
                 )
                 .about(&sid)
                 .noting(tag_note(None, &sid)),
             ),
             Some(t) => {
-                out.push(Finding::pass(Rule::TagPresent, format!("{m} is tagged")).about(&sid));
+                out.push(Finding::pass(CheckRule::TagPresent, format!("{m} is tagged")).about(&sid));
                 if t == &sid.to_value() {
                     out.push(
                         Finding::pass(
-                            Rule::TagMatchesId,
+                            CheckRule::TagMatchesId,
                             format!("{m} tagged {t}, the listen request's own id"),
                         )
                         .about(&sid)
@@ -131,7 +131,7 @@ impl Validator {
                 } else {
                     out.push(
                         Finding::fail(
-                            Rule::TagMatchesId,
+                            CheckRule::TagMatchesId,
                             format!(
                                 "{m} is tagged {t} ({}) but the listen id is {sid} ({})",
                                 json_type(t),
@@ -148,7 +148,7 @@ impl Validator {
             if s.acked.is_some() {
                 out.push(
                     Finding::fail(
-                        Rule::AckFirst,
+                        CheckRule::AckFirst,
                         format!("a second acknowledgement for listen {sid}"),
                     )
                     .about(&sid)
@@ -159,7 +159,7 @@ impl Validator {
             if !s.early {
                 out.push(
                     Finding::pass(
-                        Rule::AckFirst,
+                        CheckRule::AckFirst,
                         format!("the acknowledgement is the first message for listen {sid}"),
                     )
                     .about(&sid)
@@ -177,7 +177,7 @@ impl Validator {
             if !s.early {
                 out.push(
                     Finding::fail(
-                        Rule::AckFirst,
+                        CheckRule::AckFirst,
                         format!("{m} arrived for listen {sid} before its acknowledgement"),
                     )
                     .about(&sid),
@@ -188,7 +188,7 @@ impl Validator {
         if m == method::PROGRESS || m == method::MESSAGE {
             out.push(
                 Finding::fail(
-                    Rule::NoProgressOrMessage,
+                    CheckRule::NoProgressOrMessage,
                     format!("{m} on the listen stream of {sid}"),
                 )
                 .about(&sid),
@@ -198,7 +198,7 @@ impl Validator {
         let Some(kind) = NotificationKind::from_method(m) else {
             out.push(
                 Finding::fail(
-                    Rule::OnlyRequestedTypes,
+                    CheckRule::OnlyRequestedTypes,
                     format!("{m} is not a notification a listen stream carries (listen {sid})"),
                 )
                 .about(&sid),
@@ -210,14 +210,14 @@ impl Validator {
             match msg.param("uri") {
                 Some(Value::String(u)) => {
                     out.push(
-                        Finding::pass(Rule::UpdatedHasUri, format!("resources/updated for {u}"))
+                        Finding::pass(CheckRule::UpdatedHasUri, format!("resources/updated for {u}"))
                             .about(&sid),
                     );
                     uri = Some(u.clone());
                 }
                 other => out.push(
                     Finding::fail(
-                        Rule::UpdatedHasUri,
+                        CheckRule::UpdatedHasUri,
                         match other {
                             None => format!("resources/updated for listen {sid} has no params.uri"),
                             Some(v) => format!(
@@ -242,15 +242,15 @@ impl Validator {
         out.push(
             match (asked, acked) {
                 (true, true) => Finding::pass(
-                    Rule::OnlyRequestedTypes,
+                    CheckRule::OnlyRequestedTypes,
                     format!("{what}: requested and acknowledged"),
                 ),
                 (false, _) => Finding::fail(
-                    Rule::OnlyRequestedTypes,
+                    CheckRule::OnlyRequestedTypes,
                     format!("{what} arrived on listen {sid}, which did not ask for it (asked: {})", describe(&s.requested)),
                 ),
                 (true, false) => Finding::fail(
-                    Rule::OnlyRequestedTypes,
+                    CheckRule::OnlyRequestedTypes,
                     format!("{what} arrived on listen {sid}, but the acknowledgement left it out (honoured: {})", s.acked.as_ref().map(describe).unwrap_or_default()),
                 ),
             }
@@ -271,7 +271,7 @@ fn compare_subset(
         return (
             SubscriptionFilter::default(),
             Finding::fail(
-                Rule::HonouredSubset,
+                CheckRule::HonouredSubset,
                 "the acknowledgement has no params.notifications (required: the subset the server will honour)",
             ),
         );
@@ -282,7 +282,7 @@ fn compare_subset(
             return (
                 SubscriptionFilter::default(),
                 Finding::fail(
-                    Rule::HonouredSubset,
+                    CheckRule::HonouredSubset,
                     format!("the acknowledgement's params.notifications is not a filter: {e}"),
                 ),
             );
@@ -325,7 +325,7 @@ fn compare_subset(
     }
     let finding = if !extra.is_empty() {
         Finding::fail(
-            Rule::HonouredSubset,
+            CheckRule::HonouredSubset,
             format!(
                 "the acknowledgement claims {} which the request did not ask for: the ack lists a subset of the request",
                 extra.join(", ")
@@ -333,12 +333,12 @@ fn compare_subset(
         )
     } else if omitted.is_empty() {
         Finding::pass(
-            Rule::HonouredSubset,
+            CheckRule::HonouredSubset,
             format!("honoured everything asked: {}", describe(&acked)),
         )
     } else {
         Finding::pass(
-            Rule::HonouredSubset,
+            CheckRule::HonouredSubset,
             format!(
                 "honoured {}; left out {} (unsupported types are omitted, not errored; compare and cope)",
                 describe(&acked),

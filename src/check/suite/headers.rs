@@ -7,7 +7,7 @@ use super::*;
 pub(super) fn judge_discover(status: Option<u16>, reply: Option<&Message>) -> Finding {
     let Some(result) = reply.filter(|r| r.result().is_some()) else {
         return Finding::fail(
-            Rule::Discover,
+            CheckRule::Discover,
             format!("server/discover got {}", reply_summary(status, reply)),
         );
     };
@@ -40,7 +40,7 @@ pub(super) fn judge_discover(status: Option<u16>, reply: Option<&Message>) -> Fi
     }
     if problems.is_empty() {
         Finding::pass(
-            Rule::Discover,
+            CheckRule::Discover,
             format!(
                 "resultType complete, supportedVersions include {}, serverInfo {}",
                 protocol::PROTOCOL_VERSION,
@@ -49,7 +49,7 @@ pub(super) fn judge_discover(status: Option<u16>, reply: Option<&Message>) -> Fi
         )
     } else {
         Finding::fail(
-            Rule::Discover,
+            CheckRule::Discover,
             format!("server/discover: {}", problems.join("; ")),
         )
     }
@@ -57,7 +57,7 @@ pub(super) fn judge_discover(status: Option<u16>, reply: Option<&Message>) -> Fi
 
 /// Judges a refused request: the expected HTTP status and JSON-RPC code.
 fn judge_refusal(
-    rule: Rule,
+    rule: CheckRule,
     what: &str,
     got: Result<crate::client::Exchange, anyhow::Error>,
     status: u16,
@@ -107,7 +107,7 @@ fn tools_list_request(id: i64) -> Value {
 pub(super) async fn header_checks(client: &HttpClient, report: &mut Report) {
     let probe = tools_list_request(901);
     let (f, _) = judge_refusal(
-        Rule::HeaderMethodMissing,
+        CheckRule::HeaderMethodMissing,
         "tools/list without Mcp-Method",
         client
             .send_with(&probe, &HeaderEdits::new().omit(header::MCP_METHOD))
@@ -119,7 +119,7 @@ pub(super) async fn header_checks(client: &HttpClient, report: &mut Report) {
 
     let probe = tools_list_request(902);
     let (f, _) = judge_refusal(
-        Rule::HeaderMethodMismatch,
+        CheckRule::HeaderMethodMismatch,
         "tools/list with Mcp-Method: prompts/list",
         client
             .send_with(
@@ -134,7 +134,7 @@ pub(super) async fn header_checks(client: &HttpClient, report: &mut Report) {
 
     let probe = tools_list_request(903);
     let (mut f, _) = judge_refusal(
-        Rule::HeaderVersionMissing,
+        CheckRule::HeaderVersionMissing,
         "tools/list without MCP-Protocol-Version",
         client
             .send_with(
@@ -154,7 +154,7 @@ pub(super) async fn header_checks(client: &HttpClient, report: &mut Report) {
     // speaks.
     let probe = tools_list_request(907);
     let (f, _) = judge_refusal(
-        Rule::HeaderVersionMismatch,
+        CheckRule::HeaderVersionMismatch,
         "tools/list with MCP-Protocol-Version: 2025-06-18 but 2026-07-28 in _meta",
         client
             .send_with(
@@ -170,7 +170,7 @@ pub(super) async fn header_checks(client: &HttpClient, report: &mut Report) {
     let mut probe = tools_list_request(904);
     probe["params"]["_meta"][meta::PROTOCOL_VERSION] = json!(BOGUS_VERSION);
     let (mut f, reply) = judge_refusal(
-        Rule::UnsupportedVersion,
+        CheckRule::UnsupportedVersion,
         &format!("tools/list at version {BOGUS_VERSION} (header and body agree)"),
         client.send(&probe).await,
         400,
@@ -199,7 +199,7 @@ pub(super) async fn header_checks(client: &HttpClient, report: &mut Report) {
             ));
         }
         if !problems.is_empty() {
-            f = Finding::fail(Rule::UnsupportedVersion, problems.join("; "));
+            f = Finding::fail(CheckRule::UnsupportedVersion, problems.join("; "));
         } else {
             f.detail = format!(
                 "{}; data.supported {}, data.requested \"{BOGUS_VERSION}\"",
@@ -217,7 +217,7 @@ pub(super) async fn header_checks(client: &HttpClient, report: &mut Report) {
         m.remove(meta::CLIENT_CAPABILITIES);
     }
     let (f, _) = judge_refusal(
-        Rule::MissingMeta,
+        CheckRule::MissingMeta,
         "tools/list whose _meta lacks io.modelcontextprotocol/clientCapabilities",
         client.send(&probe).await,
         400,
@@ -227,7 +227,7 @@ pub(super) async fn header_checks(client: &HttpClient, report: &mut Report) {
 
     let probe = protocol::request(&RequestId::Int(906), BOGUS_METHOD, json!({}));
     let (f, _) = judge_refusal(
-        Rule::UnknownMethod,
+        CheckRule::UnknownMethod,
         &format!("{BOGUS_METHOD} (an unknown method)"),
         client.send(&probe).await,
         404,
@@ -244,7 +244,7 @@ pub(super) async fn header_checks(client: &HttpClient, report: &mut Report) {
         "http://mcp-tutor-check.invalid".to_owned(),
     ));
     let (f, _) = judge_refusal(
-        Rule::OriginRejected,
+        CheckRule::OriginRejected,
         "tools/list with Origin: http://mcp-tutor-check.invalid",
         client
             .send_raw("POST", Some(probe.to_string()), headers)
@@ -258,7 +258,7 @@ pub(super) async fn header_checks(client: &HttpClient, report: &mut Report) {
     // a stream or a session end here.
     for verb in ["GET", "DELETE"] {
         let (f, _) = judge_refusal(
-            Rule::GetDeleteNotAllowed,
+            CheckRule::GetDeleteNotAllowed,
             &format!("{verb} on the endpoint"),
             client
                 .send_raw(
@@ -333,7 +333,7 @@ mod tests {
         let e =
             |code: i64| json!({"jsonrpc": "2.0", "id": 1, "error": {"code": code, "message": "m"}});
         let (f, _) = judge_refusal(
-            Rule::HeaderMethodMissing,
+            CheckRule::HeaderMethodMissing,
             "x",
             reply(400, e(-32020)),
             400,
@@ -341,7 +341,7 @@ mod tests {
         );
         assert!(f.ok);
         let (f, _) = judge_refusal(
-            Rule::HeaderMethodMissing,
+            CheckRule::HeaderMethodMissing,
             "x",
             reply(400, e(-32600)),
             400,
@@ -359,14 +359,20 @@ mod tests {
             f.detail
         );
         let ok = json!({"jsonrpc": "2.0", "id": 1, "result": {"resultType": "complete"}});
-        let (f, _) = judge_refusal(Rule::MissingMeta, "x", reply(200, ok), 400, Some(-32602));
+        let (f, _) = judge_refusal(
+            CheckRule::MissingMeta,
+            "x",
+            reply(200, ok),
+            400,
+            Some(-32602),
+        );
         assert!(
             !f.ok && f.detail.contains("HTTP 200 with a result"),
             "{}",
             f.detail
         );
         let (f, _) = judge_refusal(
-            Rule::UnknownMethod,
+            CheckRule::UnknownMethod,
             "x",
             Err(anyhow::anyhow!("no complete reply within 1.0 s")),
             404,

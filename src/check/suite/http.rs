@@ -87,7 +87,7 @@ impl HttpRun {
     }
 
     async fn open(&mut self, id: RequestId, label: &'static str, f: &SubscriptionFilter) -> Open {
-        let fs = self.v.observe(&Event::ListenSent {
+        let fs = self.v.observe(&Observation::ListenSent {
             id: id.clone(),
             filter: f.clone(),
         });
@@ -112,7 +112,7 @@ impl HttpRun {
                     if !open.acked {
                         self.report.add(
                             Finding::fail(
-                                Rule::AckFirst,
+                                CheckRule::AckFirst,
                                 format!("listen {id} ({label}) was answered with HTTP {status} and no event stream, so no acknowledgement"),
                             ),
                         );
@@ -122,11 +122,11 @@ impl HttpRun {
                 let buffering = s.response.header(header::X_ACCEL_BUFFERING);
                 self.report.add(match buffering {
                     Some(v) if v.trim().eq_ignore_ascii_case("no") => Finding::pass(
-                        Rule::SseNoBuffering,
+                        CheckRule::SseNoBuffering,
                         format!("listen {id}: text/event-stream with X-Accel-Buffering: no"),
                     ),
                     other => Finding::fail(
-                        Rule::SseNoBuffering,
+                        CheckRule::SseNoBuffering,
                         format!(
                             "listen {id}: the SSE response has {}",
                             match other {
@@ -140,7 +140,7 @@ impl HttpRun {
             }
             Err(e) => {
                 self.report.add(Finding::fail(
-                    Rule::AckFirst,
+                    CheckRule::AckFirst,
                     format!("listen {id} ({label}) did not open: {e:#}"),
                 ));
                 open.ended = true;
@@ -158,7 +158,7 @@ impl HttpRun {
             .pump(open, t, |m| m.is_method(method::SUBSCRIPTIONS_ACKNOWLEDGED))
             .await;
         if !got && !open.ended {
-            let fs = self.v.observe(&Event::AckTimeout {
+            let fs = self.v.observe(&Observation::AckTimeout {
                 id: open.id.clone(),
                 waited: t,
             });
@@ -254,7 +254,7 @@ impl HttpRun {
                 });
             if !acked_it {
                 self.report.add(Finding::pass(
-                    Rule::AckedTypesDelivered,
+                    CheckRule::AckedTypesDelivered,
                     format!(
                         "listen {} ({}) did not acknowledge {m}, so it is not expected",
                         open.id, open.label
@@ -266,10 +266,10 @@ impl HttpRun {
             let got = self.pump(open, t, |msg| msg.is_method(m)).await;
             let (id, label) = (open.id.clone(), open.label);
             self.report.add(if got {
-                Finding::pass(Rule::AckedTypesDelivered, format!("listen {id} ({label}) received {m} after {cause}"))
+                Finding::pass(CheckRule::AckedTypesDelivered, format!("listen {id} ({label}) received {m} after {cause}"))
             } else {
                 Finding::fail(
-                    Rule::AckedTypesDelivered,
+                    CheckRule::AckedTypesDelivered,
                     format!("listen {id} ({label}) acknowledged it but received no {m} within {:.1} s of {cause}", t.as_secs_f64()),
                 )
             });
@@ -288,7 +288,7 @@ impl HttpRun {
             if !got {
                 let (id, label) = (open.id.clone(), open.label);
                 self.report.add(Finding::pass(
-                    Rule::OnlyRequestedTypes,
+                    CheckRule::OnlyRequestedTypes,
                     format!(
                         "listen {id} ({label}) did not ask for {m}, and {cause} did not send it one"
                     ),
@@ -338,7 +338,7 @@ async fn http_checks(url: &str, client: HttpClient, cfg: Config) -> anyhow::Resu
     listen_scenario_http(&mut run, &cat).await;
 
     run.report.skip(
-        Rule::NothingAfterCancel,
+        CheckRule::NothingAfterCancel,
         "not observable over HTTP: closing the stream is the cancel, so nothing can arrive after it; `check --stdio` tests it",
     );
     Ok(run.report)
@@ -432,13 +432,13 @@ async fn listen_scenario_http(run: &mut HttpRun, cat: &Catalogue) {
                     )
                     .await
                 }
-                Err(e) => run.report.skip(Rule::UpdatedHasUri, e),
+                Err(e) => run.report.skip(CheckRule::UpdatedHasUri, e),
             },
-            Err(e) => run.report.skip(Rule::UpdatedHasUri, e),
+            Err(e) => run.report.skip(CheckRule::UpdatedHasUri, e),
         }
     } else {
         run.report.skip(
-            Rule::UpdatedHasUri,
+            CheckRule::UpdatedHasUri,
             "resources/list offered no resource to subscribe to",
         );
     }
@@ -462,7 +462,7 @@ async fn listen_scenario_http(run: &mut HttpRun, cat: &Catalogue) {
                     if o.stream.is_some() {
                         let (id, label) = (o.id.clone(), o.label);
                         run.report.add(Finding::fail(
-                            Rule::GracefulClose,
+                            CheckRule::GracefulClose,
                             if o.answered {
                                 format!("listen {id} ({label}) got its result but the stream stayed open for {:.1} s (the final response SHOULD end the stream)", t.as_secs_f64())
                             } else {
@@ -474,7 +474,7 @@ async fn listen_scenario_http(run: &mut HttpRun, cat: &Catalogue) {
                         }
                     } else if o.answered && o.after_result == 0 {
                         run.report.add(Finding::pass(
-                            Rule::NothingAfterResult,
+                            CheckRule::NothingAfterResult,
                             format!(
                                 "listen {} ({}): the result was the last message",
                                 o.id, o.label
@@ -494,7 +494,9 @@ async fn listen_scenario_http(run: &mut HttpRun, cat: &Catalogue) {
             for ev in &left {
                 run.feed(&o.id.clone(), ev);
             }
-            let fs = run.v.observe(&Event::ClientCancelled { id: o.id.clone() });
+            let fs = run
+                .v
+                .observe(&Observation::ClientCancelled { id: o.id.clone() });
             run.report.extend(fs);
         }
     }

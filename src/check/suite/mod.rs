@@ -29,7 +29,7 @@ use tokio::time::Instant;
 
 use super::report::Report;
 use crate::client::{HeaderEdits, HttpClient, ListenStream, StdioClient, WireEvent};
-use mock_server::validator::{Event, Finding, Rule, Validator};
+use mock_server::validator::{CheckRule, Finding, Observation, Validator};
 
 /// What `check` needs to know about the server under test.
 #[derive(Debug, Clone)]
@@ -114,27 +114,27 @@ fn trigger<'a>(cat: &Catalogue, name: &'a Option<String>, option: &str) -> Resul
 // ---------------------------------------------------------------------------------------------
 
 fn skip_delivery(report: &mut Report, why: &str) {
-    report.skip(Rule::AckedTypesDelivered, why);
-    report.skip(Rule::OnlyRequestedTypes, why);
+    report.skip(CheckRule::AckedTypesDelivered, why);
+    report.skip(CheckRule::OnlyRequestedTypes, why);
 }
 
 /// When no subscription was closed with a result, the rules about the result were not exercised.
 fn no_result_skips(report: &mut Report) {
-    if !report.has_findings(Rule::CloseResultShape) {
+    if !report.has_findings(CheckRule::CloseResultShape) {
         let why = "no subscription was closed with a result (see graceful-close)";
-        report.skip(Rule::CloseResultShape, why);
-        report.skip(Rule::NothingAfterResult, why);
+        report.skip(CheckRule::CloseResultShape, why);
+        report.skip(CheckRule::NothingAfterResult, why);
     }
 }
 
 fn skip_close(report: &mut Report, why: &str) {
-    report.skip(Rule::CloseResultShape, why);
-    report.skip(Rule::NothingAfterResult, why);
-    report.skip(Rule::GracefulClose, why);
+    report.skip(CheckRule::CloseResultShape, why);
+    report.skip(CheckRule::NothingAfterResult, why);
+    report.skip(CheckRule::GracefulClose, why);
 }
 
 /// Two subscriptions open at once (§4.7): each acknowledged, and (when a change was caused)
-/// each delivered it. Tag values are [`Rule::TagMatchesId`]'s business, not judged twice here.
+/// each delivered it. Tag values are [`CheckRule::TagMatchesId`]'s business, not judged twice here.
 fn judge_concurrency(
     report: &mut Report,
     v: &Validator,
@@ -150,7 +150,7 @@ fn judge_concurrency(
     let f = match (acked(a), acked(b)) {
         (false, false) => {
             report.skip(
-                Rule::ConcurrentStreams,
+                CheckRule::ConcurrentStreams,
                 format!("neither listen {a} nor {b} was acknowledged (see ack-first)"),
             );
             return;
@@ -158,7 +158,7 @@ fn judge_concurrency(
         (true, false) | (false, true) => {
             let (yes, no) = if acked(a) { (a, b) } else { (b, a) };
             Finding::fail(
-                Rule::ConcurrentStreams,
+                CheckRule::ConcurrentStreams,
                 format!(
                     "with listens {a} and {b} open at once, only {yes} was acknowledged; {no} was not"
                 ),
@@ -166,19 +166,19 @@ fn judge_concurrency(
         }
         (true, true) => match change {
             None => Finding::pass(
-                Rule::ConcurrentStreams,
+                CheckRule::ConcurrentStreams,
                 format!("listens {a} and {b} open at once, each acknowledged on its own"),
             ),
             Some(m) => match (got(a, m), got(b, m)) {
                 (true, true) => Finding::pass(
-                    Rule::ConcurrentStreams,
+                    CheckRule::ConcurrentStreams,
                     format!(
                         "listens {a} and {b} open at once: each acknowledged, each got its own {m}"
                     ),
                 ),
                 (false, false) => {
                     report.skip(
-                        Rule::ConcurrentStreams,
+                        CheckRule::ConcurrentStreams,
                         format!("neither {a} nor {b} received {m} (see acked-types-delivered)"),
                     );
                     return;
@@ -186,7 +186,7 @@ fn judge_concurrency(
                 (ga, _) => {
                     let (yes, no) = if ga { (a, b) } else { (b, a) };
                     Finding::fail(
-                        Rule::ConcurrentStreams,
+                        CheckRule::ConcurrentStreams,
                         format!(
                             "with listens {a} and {b} open at once, the change reached {yes} but not {no}"
                         ),
@@ -204,12 +204,15 @@ fn judge_watch_rules(report: &mut Report, frames: usize, streams: usize) {
         return;
     }
     for (rule, what) in [
-        (Rule::WellFormed, "every frame was one JSON-RPC message"),
         (
-            Rule::NoProgressOrMessage,
+            CheckRule::WellFormed,
+            "every frame was one JSON-RPC message",
+        ),
+        (
+            CheckRule::NoProgressOrMessage,
             "no progress or message notification on a listen stream",
         ),
-        (Rule::NoServerRequests, "no server-sent request"),
+        (CheckRule::NoServerRequests, "no server-sent request"),
     ] {
         if !report.has_failure(rule) {
             report.add(Finding::pass(

@@ -87,7 +87,7 @@ impl StdioRun {
     }
 
     async fn listen(&mut self, id: RequestId, f: &SubscriptionFilter) -> Result<(), String> {
-        let fs = self.v.observe(&Event::ListenSent {
+        let fs = self.v.observe(&Observation::ListenSent {
             id: id.clone(),
             filter: f.clone(),
         });
@@ -113,7 +113,7 @@ impl StdioRun {
         }
         for id in ids {
             if !self.acked(id) && !self.ended {
-                let fs = self.v.observe(&Event::AckTimeout {
+                let fs = self.v.observe(&Observation::AckTimeout {
                     id: id.clone(),
                     waited: t,
                 });
@@ -165,12 +165,12 @@ impl StdioRun {
         for (id, n) in &expected {
             self.report.add(if self.delivered(id, m) > *n {
                 Finding::pass(
-                    Rule::AckedTypesDelivered,
+                    CheckRule::AckedTypesDelivered,
                     format!("listen {id} received {m} after {cause}"),
                 )
             } else {
                 Finding::fail(
-                    Rule::AckedTypesDelivered,
+                    CheckRule::AckedTypesDelivered,
                     format!(
                         "listen {id} acknowledged it but received no {m} within {:.1} s of {cause}",
                         t.as_secs_f64()
@@ -214,7 +214,7 @@ async fn stdio_checks(cmd: &[String], client: StdioClient, cfg: Config) -> anyho
         frames: 0,
         ended: false,
     };
-    for rule in Rule::all().iter().copied().filter(|r| r.http_only()) {
+    for rule in CheckRule::all().iter().copied().filter(|r| r.http_only()) {
         run.report.skip(
             rule,
             "HTTP only: stdio has no header layer (STDIO §Request Metadata)",
@@ -298,7 +298,7 @@ async fn stdio_checks(cmd: &[String], client: StdioClient, cfg: Config) -> anyho
                     tools_changed = Some(method::TOOLS_LIST_CHANGED);
                     if run.delivered(&c, method::TOOLS_LIST_CHANGED) == 0 {
                         run.report.add(Finding::pass(
-                        Rule::OnlyRequestedTypes,
+                        CheckRule::OnlyRequestedTypes,
                         format!("listen {c} (prompts only) got no tools/list_changed after calling {tool}"),
                     ));
                     }
@@ -324,7 +324,7 @@ async fn stdio_checks(cmd: &[String], client: StdioClient, cfg: Config) -> anyho
                     run.pump(grace, |_| false).await;
                     if run.delivered(&b, method::PROMPTS_LIST_CHANGED) == 0 {
                         run.report.add(Finding::pass(
-                        Rule::OnlyRequestedTypes,
+                        CheckRule::OnlyRequestedTypes,
                         format!("listen {b} (tools only) got no prompts/list_changed after calling {tool}"),
                     ));
                     }
@@ -351,14 +351,14 @@ async fn stdio_checks(cmd: &[String], client: StdioClient, cfg: Config) -> anyho
                     .await;
                     run.pump(grace, |_| false).await;
                 }
-                Err(e) => run.report.skip(Rule::UpdatedHasUri, e),
+                Err(e) => run.report.skip(CheckRule::UpdatedHasUri, e),
             }
         }
         (None, _) => run.report.skip(
-            Rule::UpdatedHasUri,
+            CheckRule::UpdatedHasUri,
             "resources/list offered no resource to subscribe to",
         ),
-        (_, Err(e)) => run.report.skip(Rule::UpdatedHasUri, e),
+        (_, Err(e)) => run.report.skip(CheckRule::UpdatedHasUri, e),
     }
 
     // Client cancel on stdio: notifications/cancelled, then a change must not reach B.
@@ -366,7 +366,9 @@ async fn stdio_checks(cmd: &[String], client: StdioClient, cfg: Config) -> anyho
         (Ok(tool), true) => {
             // Whatever already arrived was sent before the cancel: judge it first.
             run.pump(Duration::ZERO, |_| false).await;
-            let fs = run.v.observe(&Event::ClientCancelled { id: b.clone() });
+            let fs = run
+                .v
+                .observe(&Observation::ClientCancelled { id: b.clone() });
             run.report.extend(fs);
             let sent = run
                 .client
@@ -375,7 +377,7 @@ async fn stdio_checks(cmd: &[String], client: StdioClient, cfg: Config) -> anyho
             if let Err(e) = sent {
                 anyhow::bail!("could not write notifications/cancelled: {e:#}");
             }
-            let had = run.report.has_failure(Rule::NothingAfterCancel);
+            let had = run.report.has_failure(CheckRule::NothingAfterCancel);
             let before = count(&run, method::TOOLS_LIST_CHANGED);
             match run.call_tool(tool, json!({})).await {
                 Ok(()) => {
@@ -387,19 +389,19 @@ async fn stdio_checks(cmd: &[String], client: StdioClient, cfg: Config) -> anyho
                     )
                     .await;
                     run.pump(grace, |_| false).await;
-                    if !had && !run.report.has_failure(Rule::NothingAfterCancel) {
+                    if !had && !run.report.has_failure(CheckRule::NothingAfterCancel) {
                         run.report.add(Finding::pass(
-                            Rule::NothingAfterCancel,
+                            CheckRule::NothingAfterCancel,
                             format!("after notifications/cancelled for {b}, calling {tool} sent nothing for it"),
                         ));
                     }
                 }
-                Err(e) => run.report.skip(Rule::NothingAfterCancel, e),
+                Err(e) => run.report.skip(CheckRule::NothingAfterCancel, e),
             }
         }
-        (Err(e), _) => run.report.skip(Rule::NothingAfterCancel, e.clone()),
+        (Err(e), _) => run.report.skip(CheckRule::NothingAfterCancel, e.clone()),
         (Ok(_), false) => run.report.skip(
-            Rule::NothingAfterCancel,
+            CheckRule::NothingAfterCancel,
             format!("listen {b} was never acknowledged"),
         ),
     }
@@ -429,21 +431,21 @@ async fn stdio_checks(cmd: &[String], client: StdioClient, cfg: Config) -> anyho
                     if s.as_ref().is_some_and(|s| s.answered) {
                         if !run.report.findings.iter().any(|f| {
                             !f.ok
-                                && f.rule == Rule::NothingAfterResult
+                                && f.rule == CheckRule::NothingAfterResult
                                 && f.subscription.as_ref() == Some(id)
                         }) {
                             run.report.add(Finding::pass(
-                                Rule::NothingAfterResult,
+                                CheckRule::NothingAfterResult,
                                 format!("listen {id}: nothing but an optional notifications/cancelled followed the result"),
                             ));
                         }
                         run.report.add(Finding::pass(
-                            Rule::GracefulClose,
+                            CheckRule::GracefulClose,
                             format!("listen {id} ended with its result after calling {tool}"),
                         ));
                     } else {
                         run.report.add(Finding::fail(
-                            Rule::GracefulClose,
+                            CheckRule::GracefulClose,
                             format!("listen {id} got no result within {:.1} s of calling {tool} (the result is a SHOULD)", t.as_secs_f64()),
                         ));
                     }
@@ -458,7 +460,9 @@ async fn stdio_checks(cmd: &[String], client: StdioClient, cfg: Config) -> anyho
     // Polite shutdown; whatever is still open is the client's to cancel, not an abrupt end.
     for id in [&a, &c, &d] {
         if run.v.subscription(id).is_some_and(|s| s.is_open()) {
-            let fs = run.v.observe(&Event::ClientCancelled { id: id.clone() });
+            let fs = run
+                .v
+                .observe(&Observation::ClientCancelled { id: id.clone() });
             run.report.extend(fs);
         }
     }
