@@ -5,8 +5,8 @@
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use mcp_tutor::client::sse::{SseItem, SseParser};
-use mock_server::protocol::{self, NotificationKind, RequestId, SubscriptionFilter};
-use mock_server::validator::{Event, Validator};
+use mock_server::protocol::{self, Message, NotificationKind, RequestId, SubscriptionFilter};
+use mock_server::validator::{Observation, Validator};
 use serde_json::Value;
 
 const FRAMES: usize = 1000;
@@ -32,7 +32,7 @@ fn stream(id: &RequestId) -> Vec<u8> {
 fn bench(c: &mut Criterion) {
     let id = RequestId::from("bench-1");
     let body = stream(&id);
-    let filter = serde_json::to_value(SubscriptionFilter::all(&["mock://notes/today"])).unwrap();
+    let filter = SubscriptionFilter::all(&["mock://notes/today"]);
     let mut group = c.benchmark_group("check");
     group.throughput(Throughput::Elements(FRAMES as u64 + 2));
     group.bench_function("parse SSE frames (1 KiB chunks)", |b| {
@@ -49,7 +49,7 @@ fn bench(c: &mut Criterion) {
         b.iter(|| {
             let mut p = SseParser::new();
             let mut v = Validator::new();
-            v.observe(&Event::ListenSent {
+            v.observe(&Observation::ListenSent {
                 id: id.clone(),
                 filter: filter.clone(),
             });
@@ -57,13 +57,17 @@ fn bench(c: &mut Criterion) {
             for chunk in body.chunks(1024) {
                 for item in p.push(chunk) {
                     let ev = match item {
-                        SseItem::Event { data, .. } => Event::Message {
+                        SseItem::Event { data, .. } => Observation::Message {
                             stream: Some(id.clone()),
-                            message: serde_json::from_str::<Value>(&data).unwrap(),
+                            message: Message::classify(
+                                &serde_json::from_str::<Value>(&data).unwrap(),
+                            ),
                         },
-                        SseItem::Comment { .. } | SseItem::Oversized { .. } => Event::KeepAlive {
-                            stream: Some(id.clone()),
-                        },
+                        SseItem::Comment { .. } | SseItem::Oversized { .. } => {
+                            Observation::KeepAlive {
+                                stream: Some(id.clone()),
+                            }
+                        }
                     };
                     bad += v.observe(&ev).iter().filter(|f| !f.ok).count();
                 }

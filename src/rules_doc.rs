@@ -305,7 +305,7 @@ mod tests {
 
     #[test]
     fn every_check_rule_and_fault_points_into_the_document() {
-        for rule in mock_server::validator::Rule::all() {
+        for rule in mock_server::validator::CheckRule::all() {
             assert!(
                 doc().rule(rule.name()).is_some(),
                 "check rule {} has no entry in docs/rules.md",

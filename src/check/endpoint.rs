@@ -33,13 +33,9 @@ pub(crate) async fn not_mcp(client: &HttpClient, ex: &Exchange) -> Option<String
             }
         ));
     };
-    let error = reply.get("error")?;
-    let code = error.get("code").and_then(Value::as_i64);
-    if code == Some(error_code::UNSUPPORTED_PROTOCOL_VERSION)
-        && let Some(supported) = error
-            .get("data")
-            .and_then(|d| d.get("supported"))
-            .and_then(Value::as_array)
+    let error = reply.error()?;
+    if error.code == error_code::UNSUPPORTED_PROTOCOL_VERSION
+        && let Some(supported) = error.data_field("supported").and_then(Value::as_array)
         && !supported.iter().any(|v| v == protocol::PROTOCOL_VERSION)
     {
         let versions: Vec<String> = supported
@@ -56,12 +52,10 @@ pub(crate) async fn not_mcp(client: &HttpClient, ex: &Exchange) -> Option<String
     // A modern refusal (-32020/-32021/-32022) means a 2026-07-28 server that will be judged;
     // anything else may be an initialize-era server (HTTP §Backward Compatibility): ask it.
     if matches!(
-        code,
-        Some(
-            error_code::HEADER_MISMATCH
-                | error_code::MISSING_REQUIRED_CLIENT_CAPABILITY
-                | error_code::UNSUPPORTED_PROTOCOL_VERSION
-        )
+        error.code,
+        error_code::HEADER_MISMATCH
+            | error_code::MISSING_REQUIRED_CLIENT_CAPABILITY
+            | error_code::UNSUPPORTED_PROTOCOL_VERSION
     ) {
         return None;
     }
@@ -98,8 +92,7 @@ async fn initialize_era_version(client: &HttpClient) -> Option<String> {
         .await
         .ok()?;
     ex.reply()?
-        .get("result")?
-        .get("protocolVersion")?
+        .result_field("protocolVersion")?
         .as_str()
         .map(str::to_owned)
 }

@@ -168,9 +168,9 @@ pub fn run(args: Args, _g: &Global) -> anyhow::Result<ExitCode> {
 
 /// `--list-rules`: every rule with its level, meaning and spec reference.
 pub fn render_rules(json: bool) -> anyhow::Result<String> {
-    use mock_server::validator::{Level, Rule};
+    use mock_server::validator::{CheckRule, Level};
     if json {
-        let rules: Vec<_> = Rule::all()
+        let rules: Vec<_> = CheckRule::all()
             .iter()
             .map(|r| {
                 serde_json::json!({"rule": r.name(), "level": r.level(), "title": r.title(), "spec": r.spec()})
@@ -179,7 +179,7 @@ pub fn render_rules(json: bool) -> anyhow::Result<String> {
         return Ok(format!("{}\n", serde_json::to_string_pretty(&rules)?));
     }
     let mut s = String::new();
-    for &r in Rule::all() {
+    for &r in CheckRule::all() {
         let level = match r.level() {
             Level::Must => "MUST",
             Level::Should => "SHOULD",
@@ -248,35 +248,38 @@ pub fn render_text(report: &Report) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use mock_server::validator::{Finding, Rule};
+    use mock_server::validator::{CheckRule, Finding};
 
     /// The text layout scripts parse (peers' CI reads rule lines and the summary line).
     #[test]
     fn text_report_layout() {
         owo_colors::set_override(false);
         let mut r = Report::new("http://127.0.0.1:3000/mcp");
-        r.add(Finding::pass(Rule::Discover, "resultType complete"));
-        r.add(Finding::pass(Rule::AckFirst, "ack first for \"a\""));
+        r.add(Finding::pass(CheckRule::Discover, "resultType complete"));
+        r.add(Finding::pass(CheckRule::AckFirst, "ack first for \"a\""));
         r.add(Finding::fail(
-            Rule::TagMatchesId,
+            CheckRule::TagMatchesId,
             "notifications/tools/list_changed is tagged \"7301\" (string) but the listen id is 7301 (integer)",
         ));
-        r.add(Finding::fail(Rule::TagMatchesId, "another"));
-        r.add(Finding::pass(Rule::AckedTypesDelivered, "tools delivered"));
+        r.add(Finding::fail(CheckRule::TagMatchesId, "another"));
+        r.add(Finding::pass(
+            CheckRule::AckedTypesDelivered,
+            "tools delivered",
+        ));
         r.add(Finding::fail(
-            Rule::GetDeleteNotAllowed,
+            CheckRule::GetDeleteNotAllowed,
             "GET on the endpoint: expected HTTP 405, got HTTP 400",
         ));
         r.skip(
-            Rule::AckedTypesDelivered,
+            CheckRule::AckedTypesDelivered,
             "the server has no tool \"test_trigger_prompt_change\"",
         );
-        r.skip(Rule::GracefulClose, "no tool given (--close-tool)");
+        r.skip(CheckRule::GracefulClose, "no tool given (--close-tool)");
         let text = render_text(&r);
         insta::assert_snapshot!(text);
         let (p, f, s) = r.counts();
         assert_eq!((p, f), (3, 2));
-        assert_eq!(p + f + s, Rule::all().len());
+        assert_eq!(p + f + s, CheckRule::all().len());
         assert!(text.ends_with(&format!("3 passed, 2 failed, {s} skipped\n")));
         assert!(text.contains("got HTTP 400 [a SHOULD, not a MUST]\n"));
     }
@@ -284,11 +287,11 @@ mod tests {
     #[test]
     fn json_report_keeps_verdicts_apart_from_evidence() {
         let mut r = Report::new("t");
-        r.add(Finding::fail(Rule::AckFirst, "late"));
-        r.add(Finding::pass(Rule::AckFirst, "fine once"));
+        r.add(Finding::fail(CheckRule::AckFirst, "late"));
+        r.add(Finding::pass(CheckRule::AckFirst, "fine once"));
         let doc = r.to_json();
         let rules = doc["rules"].as_array().unwrap();
-        assert_eq!(rules.len(), Rule::all().len());
+        assert_eq!(rules.len(), CheckRule::all().len());
         let ack = rules.iter().find(|x| x["rule"] == "ack-first").unwrap();
         assert_eq!(ack["status"], "FAIL");
         assert_eq!(ack["failures"][0], "late");

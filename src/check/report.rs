@@ -3,7 +3,7 @@
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use mock_server::validator::{Finding, Level, Rule};
+use mock_server::validator::{CheckRule, Finding, Level};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "UPPERCASE")]
@@ -26,7 +26,7 @@ impl Status {
 /// One rule's verdict with the evidence behind it.
 #[derive(Debug, Clone, Serialize)]
 pub struct RuleOutcome {
-    pub rule: Rule,
+    pub rule: CheckRule,
     pub status: Status,
     pub level: Level,
     pub title: &'static str,
@@ -42,7 +42,7 @@ pub struct RuleOutcome {
 pub struct Report {
     pub target: String,
     pub findings: Vec<Finding>,
-    pub skips: Vec<(Rule, String)>,
+    pub skips: Vec<(CheckRule, String)>,
 }
 
 impl Report {
@@ -62,23 +62,23 @@ impl Report {
     }
 
     /// Marks `rule` as not exercised for `why` (ignored when findings exist for it).
-    pub fn skip(&mut self, rule: Rule, why: impl Into<String>) {
+    pub fn skip(&mut self, rule: CheckRule, why: impl Into<String>) {
         if !self.skips.iter().any(|(r, _)| *r == rule) {
             self.skips.push((rule, why.into()));
         }
     }
 
-    pub fn has_findings(&self, rule: Rule) -> bool {
+    pub fn has_findings(&self, rule: CheckRule) -> bool {
         self.findings.iter().any(|f| f.rule == rule)
     }
 
-    pub fn has_failure(&self, rule: Rule) -> bool {
+    pub fn has_failure(&self, rule: CheckRule) -> bool {
         self.findings.iter().any(|f| f.rule == rule && !f.ok)
     }
 
-    /// One outcome per rule, in [`Rule::all`] order.
+    /// One outcome per rule, in [`CheckRule::all`] order.
     pub fn outcomes(&self) -> Vec<RuleOutcome> {
-        Rule::all()
+        CheckRule::all()
             .iter()
             .map(|&rule| {
                 let mut failures = Vec::new();

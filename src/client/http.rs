@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use anyhow::{Context, Result, anyhow, bail};
 use futures_util::StreamExt;
-use mock_server::protocol::{self, RequestId, SubscriptionFilter};
+use mock_server::protocol::{self, Message, RequestId, SubscriptionFilter};
 use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
@@ -15,8 +15,7 @@ use tokio::task::JoinHandle;
 use super::bounds::{Alarm, CHANNEL_CAPACITY, FloodMeter, HeadTail, MAX_FRAME_BYTES, keep_text};
 use super::sse::{SseItem, SseParser};
 use super::{
-    Exchange, HeaderEdits, RawRequest, RawResponse, WireEvent, is_response, standard_headers,
-    title_case,
+    Exchange, HeaderEdits, RawRequest, RawResponse, WireEvent, standard_headers, title_case,
 };
 
 /// How long a plain request, or the head of a listen response, may take by default.
@@ -111,8 +110,7 @@ impl HttpClient {
                     keep_text(&mut text, &mut left_out, &String::from_utf8_lossy(&chunk));
                     for item in parser.push(&chunk) {
                         let ev = sse_event(item);
-                        let done =
-                            matches!(&ev, WireEvent::Frame { message, .. } if is_response(message));
+                        let done = matches!(&ev, WireEvent::Frame { message, .. } if message.is_response());
                         events.push(ev);
                         if done {
                             break 'read;
@@ -277,7 +275,10 @@ fn sse_event(item: SseItem) -> WireEvent {
             ),
         },
         SseItem::Event { raw, data, .. } => match serde_json::from_str::<Value>(&data) {
-            Ok(message) => WireEvent::Frame { raw, message },
+            Ok(message) => WireEvent::Frame {
+                raw,
+                message: Message::classify(&message),
+            },
             Err(e) => WireEvent::Malformed {
                 raw,
                 error: format!("the data is not JSON: {e}"),
@@ -290,7 +291,7 @@ fn json_event(text: &str) -> WireEvent {
     match serde_json::from_str::<Value>(text.trim()) {
         Ok(message) => WireEvent::Frame {
             raw: text.to_owned(),
-            message,
+            message: Message::classify(&message),
         },
         Err(e) => WireEvent::Malformed {
             raw: text.to_owned(),

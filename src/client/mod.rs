@@ -31,8 +31,8 @@ pub use stdio::{StdioClient, StdioSender};
 
 use std::fmt::Write as _;
 
-use mock_server::protocol::{self, RequestId, header, meta, method};
-use mock_server::validator::Event;
+use mock_server::protocol::{self, Message, RequestId, header, meta};
+use mock_server::validator::Observation;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -121,8 +121,9 @@ fn find_header<'a>(headers: &'a [(String, String)], name: &str) -> Option<&'a st
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum WireEvent {
-    /// One JSON-RPC message: an SSE frame (`raw` = its lines) or a stdio line (`raw` = the line).
-    Frame { raw: String, message: Value },
+    /// One JSON-RPC message: an SSE frame (`raw` = its lines) or a stdio line (`raw` = the line),
+    /// classified once here; everything downstream reads the typed view.
+    Frame { raw: String, message: Message },
     /// A frame or line that is not JSON; `error` says why.
     Malformed { raw: String, error: String },
     /// An SSE comment line (`:` …): a keep-alive, to be ignored (HTTP §Receiving Messages, Note).
@@ -148,7 +149,7 @@ pub struct Exchange {
 
 impl Exchange {
     /// Every JSON-RPC message in the reply, in order.
-    pub fn messages(&self) -> impl Iterator<Item = &Value> {
+    pub fn messages(&self) -> impl Iterator<Item = &Message> {
         self.events.iter().filter_map(|e| match e {
             WireEvent::Frame { message, .. } => Some(message),
             _ => None,
@@ -156,18 +157,14 @@ impl Exchange {
     }
 
     /// The JSON-RPC response (a message with `result` or `error`), if the reply held one.
-    pub fn reply(&self) -> Option<&Value> {
-        self.messages().find(|m| is_response(m))
+    pub fn reply(&self) -> Option<&Message> {
+        self.messages().find(|m| m.is_response())
     }
 
     /// `error.code` of the reply, if it is an error response.
     pub fn error_code(&self) -> Option<i64> {
-        self.reply()?.get("error")?.get("code")?.as_i64()
+        Some(self.reply()?.error()?.code)
     }
-}
-
-fn is_response(m: &Value) -> bool {
-    m.get("method").is_none() && (m.get("result").is_some() || m.get("error").is_some())
 }
 
 /// Changes to the standard headers of a request: set a value, or leave a header out entirely.
@@ -247,21 +244,21 @@ fn title_case(name: &str) -> String {
 impl WireEvent {
     /// The event the validator judges for this one (`None` for `TransportError`: an `Ended`
     /// follows). `stream` is the listen id of an HTTP listen stream, `None` on stdio.
-    pub fn to_event(&self, stream: Option<&RequestId>) -> Option<Event> {
+    pub fn to_event(&self, stream: Option<&RequestId>) -> Option<Observation> {
         let stream = stream.cloned();
         Some(match self {
-            WireEvent::Frame { message, .. } => Event::Message {
+            WireEvent::Frame { message, .. } => Observation::Message {
                 stream,
                 message: message.clone(),
             },
-            WireEvent::Malformed { raw, error } => Event::Malformed {
+            WireEvent::Malformed { raw, error } => Observation::Malformed {
                 stream,
                 raw: raw.clone(),
                 error: error.clone(),
             },
-            WireEvent::KeepAlive { .. } => Event::KeepAlive { stream },
+            WireEvent::KeepAlive { .. } => Observation::KeepAlive { stream },
             WireEvent::TransportError { .. } => return None,
-            WireEvent::Ended { graceful } => Event::Ended {
+            WireEvent::Ended { graceful } => Observation::Ended {
                 stream,
                 graceful: *graceful,
             },
@@ -284,24 +281,19 @@ pub enum Route {
 }
 
 /// Routes one message the way a stdio client must demultiplex (§2).
-pub fn route(message: &Value) -> Route {
-    let msg = protocol::Message::classify(message);
-    match &msg {
-        protocol::Message::Result { id, .. } => Route::Response(id.clone()),
-        protocol::Message::Error { id: Some(id), .. } => Route::Response(id.clone()),
-        protocol::Message::Notification { method: m, .. } => {
+pub fn route(msg: &Message) -> Route {
+    match msg {
+        Message::Result { id, .. } | Message::Error { id: Some(id), .. } => {
+            Route::Response(id.clone())
+        }
+        Message::Notification { .. } => {
             if let Some(tag) = msg.subscription_tag() {
                 return Route::Subscription(tag.clone());
             }
-            if m == method::CANCELLED
-                && let Some(id) = msg
-                    .params()
-                    .and_then(|p| p.get("requestId"))
-                    .and_then(RequestId::from_value)
-            {
-                return Route::Cancelled(id);
+            match msg.cancelled_request() {
+                Some(id) => Route::Cancelled(id),
+                None => Route::Other,
             }
-            Route::Other
         }
         _ => Route::Other,
     }
@@ -310,7 +302,7 @@ pub fn route(message: &Value) -> Route {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use mock_server::protocol::SubscriptionFilter;
+    use mock_server::protocol::{SubscriptionFilter, method};
     use serde_json::json;
 
     #[test]
@@ -339,20 +331,21 @@ mod tests {
     #[test]
     fn routes_by_id_tag_and_cancel() {
         let id = RequestId::from("s1");
+        let route = |v: Value| route(&Message::classify(&v));
         assert_eq!(
-            route(&protocol::listen_complete(&id)),
+            route(protocol::listen_complete(&id)),
             Route::Response(id.clone())
         );
         assert_eq!(
-            route(&protocol::ack(&id, &SubscriptionFilter::default())),
+            route(protocol::ack(&id, &SubscriptionFilter::default())),
             Route::Subscription(json!("s1"))
         );
         assert_eq!(
-            route(&protocol::cancelled(&RequestId::Int(3), None)),
+            route(protocol::cancelled(&RequestId::Int(3), None)),
             Route::Cancelled(RequestId::Int(3))
         );
         assert_eq!(
-            route(&protocol::notification(
+            route(protocol::notification(
                 method::TOOLS_LIST_CHANGED,
                 json!({})
             )),

@@ -5,7 +5,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use anyhow::{Context, Result, anyhow};
-use mock_server::protocol::{self, RequestId, SubscriptionFilter};
+use mock_server::protocol::{self, Message, RequestId, SubscriptionFilter};
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{Child, ChildStdin, Command};
@@ -225,7 +225,10 @@ async fn read_lines(
                     .trim_end_matches('\r')
                     .to_owned();
                 match serde_json::from_str::<Value>(&raw) {
-                    Ok(message) => WireEvent::Frame { raw, message },
+                    Ok(message) => WireEvent::Frame {
+                        raw,
+                        message: Message::classify(&message),
+                    },
                     Err(e) => WireEvent::Malformed {
                         error: format!(
                             "stdout must carry only MCP messages; this line is not JSON: {e}"

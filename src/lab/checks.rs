@@ -3,11 +3,10 @@
 
 use std::time::Duration;
 
-use mock_server::protocol::{RequestId, SubscriptionFilter};
-use serde_json::Value;
+use mock_server::protocol::{Message, RequestId, SubscriptionFilter};
 
-use super::event::Verdict;
-use mock_server::validator::{Event, Finding, Validator};
+use super::event::RuleVerdict;
+use mock_server::validator::{Finding, Observation, Validator};
 
 /// Feeds the validator what the lab client sent and what came back. `stream` is the HTTP
 /// listen stream a frame arrived on; `None` means the shared stdio channel.
@@ -16,15 +15,16 @@ pub struct Checks {
     validator: Validator,
 }
 
-fn verdicts(findings: Vec<Finding>) -> Vec<Verdict> {
+fn verdicts(findings: Vec<Finding>) -> Vec<RuleVerdict> {
     findings
         .into_iter()
-        .map(|f| Verdict {
+        .map(|f| RuleVerdict {
             rule: f.rule.name().to_owned(),
             title: f.rule.title().to_owned(),
             spec: f.rule.spec().to_owned(),
             ok: f.ok,
             detail: f.detail,
+            note: f.note,
         })
         .collect()
 }
@@ -35,15 +35,14 @@ impl Checks {
     }
 
     pub fn listen_sent(&mut self, id: &RequestId, filter: &SubscriptionFilter) {
-        let filter = serde_json::to_value(filter).unwrap_or(Value::Null);
-        self.validator.observe(&Event::ListenSent {
+        self.validator.observe(&Observation::ListenSent {
             id: id.clone(),
-            filter,
+            filter: filter.clone(),
         });
     }
 
-    pub fn frame(&mut self, stream: Option<&RequestId>, message: &Value) -> Vec<Verdict> {
-        verdicts(self.validator.observe(&Event::Message {
+    pub fn frame(&mut self, stream: Option<&RequestId>, message: &Message) -> Vec<RuleVerdict> {
+        verdicts(self.validator.observe(&Observation::Message {
             stream: stream.cloned(),
             message: message.clone(),
         }))
@@ -54,8 +53,8 @@ impl Checks {
         stream: Option<&RequestId>,
         raw: &str,
         error: &str,
-    ) -> Vec<Verdict> {
-        verdicts(self.validator.observe(&Event::Malformed {
+    ) -> Vec<RuleVerdict> {
+        verdicts(self.validator.observe(&Observation::Malformed {
             stream: stream.cloned(),
             raw: raw.to_owned(),
             error: error.to_owned(),
@@ -63,14 +62,14 @@ impl Checks {
     }
 
     pub fn keep_alive(&mut self, stream: Option<&RequestId>) {
-        self.validator.observe(&Event::KeepAlive {
+        self.validator.observe(&Observation::KeepAlive {
             stream: stream.cloned(),
         });
     }
 
     /// The HTTP stream `Some(id)` or the stdio channel (`None`) ended.
-    pub fn ended(&mut self, stream: Option<&RequestId>, clean: bool) -> Vec<Verdict> {
-        verdicts(self.validator.observe(&Event::Ended {
+    pub fn ended(&mut self, stream: Option<&RequestId>, clean: bool) -> Vec<RuleVerdict> {
+        verdicts(self.validator.observe(&Observation::Ended {
             stream: stream.cloned(),
             graceful: clean,
         }))
@@ -78,11 +77,11 @@ impl Checks {
 
     pub fn cancelled(&mut self, id: &RequestId) {
         self.validator
-            .observe(&Event::ClientCancelled { id: id.clone() });
+            .observe(&Observation::ClientCancelled { id: id.clone() });
     }
 
-    pub fn ack_timeout(&mut self, id: &RequestId, waited: Duration) -> Vec<Verdict> {
-        verdicts(self.validator.observe(&Event::AckTimeout {
+    pub fn ack_timeout(&mut self, id: &RequestId, waited: Duration) -> Vec<RuleVerdict> {
+        verdicts(self.validator.observe(&Observation::AckTimeout {
             id: id.clone(),
             waited,
         }))

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 use mock_server::Fault;
-use mock_server::protocol::RequestId;
+use mock_server::protocol::{Message, RequestId};
 use serde_json::Value;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
@@ -22,22 +22,22 @@ use super::scenario::{ScenarioFile, Transport};
 use crate::client::{HeaderEdits, HttpClient, Route, StdioClient, StdioSender, WireEvent, route};
 
 #[derive(Debug, Clone)]
-pub enum Target {
+pub enum Endpoint {
     Bundled { faults: Vec<String> },
     Url(String),
     Stdio { faults: Vec<String> },
 }
 
-impl Target {
+impl Endpoint {
     pub fn from_args(a: &Args) -> Self {
         if let Some(u) = &a.url {
-            Target::Url(u.clone())
+            Endpoint::Url(u.clone())
         } else if a.stdio {
-            Target::Stdio {
+            Endpoint::Stdio {
                 faults: a.faults.clone(),
             }
         } else {
-            Target::Bundled {
+            Endpoint::Bundled {
                 faults: a.faults.clone(),
             }
         }
@@ -48,8 +48,8 @@ impl Target {
         let mut faults = sc.scenario.faults.clone();
         faults.extend(a.faults.iter().cloned());
         match sc.scenario.transport {
-            Transport::Http => Target::Bundled { faults },
-            Transport::Stdio => Target::Stdio { faults },
+            Transport::Http => Endpoint::Bundled { faults },
+            Transport::Stdio => Endpoint::Stdio { faults },
         }
     }
 }
@@ -69,14 +69,14 @@ fn parse_faults(names: &[String]) -> anyhow::Result<Vec<Fault>> {
         .collect()
 }
 
-pub async fn connect(target: &Target, tx: Tx) -> anyhow::Result<Connection> {
+pub async fn connect(target: &Endpoint, tx: Tx) -> anyhow::Result<Connection> {
     let fault_names: Vec<String> = Fault::all().iter().map(|f| f.name().to_owned()).collect();
     let uris: Vec<String> = mock_server::resource_uris()
         .into_iter()
         .map(str::to_owned)
         .collect();
     match target {
-        Target::Bundled { faults } => {
+        Endpoint::Bundled { faults } => {
             let config = mock_server::Config {
                 faults: parse_faults(faults)?,
                 ..mock_server::Config::default()
@@ -93,13 +93,13 @@ pub async fn connect(target: &Target, tx: Tx) -> anyhow::Result<Connection> {
                 uris,
             })
         }
-        Target::Url(url) => Ok(Connection {
+        Endpoint::Url(url) => Ok(Connection {
             link: Box::new(HttpLink::new(url, url)?),
             keep: None,
             fault_names,
             uris,
         }),
-        Target::Stdio { faults } => {
+        Endpoint::Stdio { faults } => {
             parse_faults(faults)?;
             let exe = std::env::current_exe().context("cannot find the mcp-tutor binary")?;
             let mut args = vec!["serve".to_owned(), "--stdio".to_owned()];
@@ -130,7 +130,7 @@ pub async fn connect(target: &Target, tx: Tx) -> anyhow::Result<Connection> {
 type OpenStream = (oneshot::Sender<()>, JoinHandle<()>);
 
 /// Replies awaited on the stdio channel, by request id: the raw line and the message.
-type Waiters = Arc<Mutex<HashMap<RequestId, oneshot::Sender<(String, Value)>>>>;
+type Waiters = Arc<Mutex<HashMap<RequestId, oneshot::Sender<(String, Message)>>>>;
 
 /// Streamable HTTP: one POST per request, one SSE response per listen.
 struct HttpLink {
@@ -207,7 +207,7 @@ impl Link for HttpLink {
             };
             Ok(Reply {
                 status: Some(ex.response.status),
-                message: ex.reply().cloned().unwrap_or(Value::Null),
+                message: ex.reply().cloned(),
                 sent_wire: ex.request.render(),
                 got_wire: got,
             })
@@ -230,12 +230,12 @@ impl Link for HttpLink {
             let status = Some(stream.response.status);
             if !stream.response.is_sse() {
                 // A plain JSON reply: the listen was refused (or the server does not stream).
-                let mut refusal = Value::Null;
+                let mut refusal = None;
                 while let Ok(Some(ev)) =
                     tokio::time::timeout(Duration::from_secs(5), stream.next()).await
                 {
                     match ev {
-                        WireEvent::Frame { message, .. } => refusal = message,
+                        WireEvent::Frame { message, .. } => refusal = Some(message),
                         WireEvent::Ended { .. } => break,
                         _ => {}
                     }
@@ -425,12 +425,12 @@ impl Link for StdioLink {
 
     fn request<'a>(&'a self, message: Value) -> BoxFut<'a, anyhow::Result<Reply>> {
         Box::pin(async move {
-            let Some(id) = message.get("id").and_then(RequestId::from_value) else {
+            let Some(id) = Message::classify(&message).claimed_id() else {
                 // A notification (or a message without a usable id): nothing comes back.
                 let line = self.sender()?.send(&message).await?;
                 return Ok(Reply {
                     status: None,
-                    message: Value::Null,
+                    message: None,
                     sent_wire: format!("stdin  > {line}"),
                     got_wire: String::new(),
                 });
@@ -446,7 +446,7 @@ impl Link for StdioLink {
                 .map_err(|_| anyhow::anyhow!("the server went away before replying to {id}"))?;
             Ok(Reply {
                 status: None,
-                message: reply,
+                message: Some(reply),
                 sent_wire: format!("stdin  > {line}"),
                 got_wire: format!("stdout < {raw}"),
             })

@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 
 use super::session::Lab;
 use super::state::SubState;
-use super::step::Target;
+use super::step::CloseTarget;
 
 /// The tools the lab calls to make a server do what no client request asks for: the
 /// conformance suite's trigger tools, and the mock's control tools (`close ID`, `drop`,
@@ -45,7 +45,7 @@ impl Lab {
             let wants = s
                 .honoured
                 .as_ref()
-                .map(|h| h.to_filter().wants(kind, uri.as_deref()))
+                .map(|h| h.wants(kind, uri.as_deref()))
                 .unwrap_or(false);
             if wants && !self.st.expecting.contains(&s.id) {
                 self.st.expecting.push(s.id.clone());
@@ -71,15 +71,12 @@ impl Lab {
         let reply = self
             .plain_request(method::TOOLS_CALL, json!({"name": tool, "arguments": args}))
             .await;
-        let ok = reply.as_ref().is_some_and(|r| {
-            r.get("result")
-                .is_some_and(|res| res.get("isError") != Some(&Value::Bool(true)))
-        });
-        let missing = reply
+        let ok = reply
             .as_ref()
-            .and_then(|r| r.pointer("/error/message"))
-            .and_then(Value::as_str)
-            .is_some_and(|m| m.contains("unknown tool") || m.contains("control tool"));
+            .is_some_and(|r| r.result().is_some() && !r.is_tool_error());
+        let missing = reply.as_ref().and_then(|r| r.error()).is_some_and(|e| {
+            e.message.contains("unknown tool") || e.message.contains("control tool")
+        });
         if missing {
             self.error(format!(
                 "this server does not run `{tool}`: the lab's `change`, `update`, `close`, `drop` \
@@ -90,16 +87,16 @@ impl Lab {
         ok
     }
 
-    pub(super) async fn close(&mut self, target: Target) {
+    pub(super) async fn close(&mut self, target: CloseTarget) {
         match target {
-            Target::All => {
+            CloseTarget::All => {
                 let open = self.st.open_ids();
                 self.st.expecting.extend(open);
                 if !self.call_tool(SERVER_TOOLS.close_all, json!({})).await {
                     self.st.expecting.clear();
                 }
             }
-            Target::One(v) => {
+            CloseTarget::One(v) => {
                 let Some(id) = RequestId::from_value(&v) else {
                     self.error("a subscription id is a string or an integer");
                     return;

@@ -6,12 +6,16 @@ use serde_json::Value;
 
 /// A rule the checking client's validator judged on a frame.
 #[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct Verdict {
+pub struct RuleVerdict {
     pub rule: String,
     pub title: String,
     pub spec: String,
     pub ok: bool,
     pub detail: String,
+    /// The validator's note for the frame, printed among the frame's notes rather than as a
+    /// verdict line; kept out of the transcript's JSON, where the verdict already stands.
+    #[serde(skip)]
+    pub note: Option<String>,
 }
 
 /// Who ended a stream, and how.
@@ -28,7 +32,7 @@ pub enum EndKind {
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
 #[serde(tag = "event", rename_all = "snake_case")]
-pub enum Event {
+pub enum TranscriptEvent {
     /// Where the lab is connected.
     Banner { server: String, transport: String },
     /// Scenario narration.
@@ -78,7 +82,7 @@ pub enum Event {
         message: Value,
         raw: String,
         notes: Vec<String>,
-        verdicts: Vec<Verdict>,
+        verdicts: Vec<RuleVerdict>,
     },
     /// An SSE comment line: not a message, never a violation.
     KeepAlive { stream: Value, raw: String },
@@ -88,14 +92,14 @@ pub enum Event {
         kind: String,
         message: Value,
         why: String,
-        verdicts: Vec<Verdict>,
+        verdicts: Vec<RuleVerdict>,
     },
     /// A stream ended.
     End {
         stream: Value,
         how: EndKind,
         note: String,
-        verdicts: Vec<Verdict>,
+        verdicts: Vec<RuleVerdict>,
     },
     /// What a careful client does, said out loud (time-outs, retries, re-lists).
     Client { text: String },
@@ -105,13 +109,13 @@ pub enum Event {
     Error { text: String },
 }
 
-impl Event {
+impl TranscriptEvent {
     /// Frames and ends carry verdicts; `explain` looks at the last of them.
-    pub fn verdicts(&self) -> &[Verdict] {
+    pub fn verdicts(&self) -> &[RuleVerdict] {
         match self {
-            Event::Frame { verdicts, .. }
-            | Event::Dropped { verdicts, .. }
-            | Event::End { verdicts, .. } => verdicts,
+            TranscriptEvent::Frame { verdicts, .. }
+            | TranscriptEvent::Dropped { verdicts, .. }
+            | TranscriptEvent::End { verdicts, .. } => verdicts,
             _ => &[],
         }
     }
@@ -121,21 +125,4 @@ impl Event {
 /// look different.
 pub fn show_id(v: &Value) -> String {
     v.to_string()
-}
-
-/// What kind of message a JSON-RPC frame is, in a word a learner recognises.
-pub fn kind_of(message: &Value) -> String {
-    if let Some(m) = message.get("method").and_then(Value::as_str) {
-        if message.get("id").is_some() {
-            return format!("request {m}");
-        }
-        return m.to_owned();
-    }
-    if message.get("result").is_some() {
-        return "result".to_owned();
-    }
-    if message.get("error").is_some() {
-        return "error".to_owned();
-    }
-    "unknown".to_owned()
 }

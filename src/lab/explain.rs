@@ -3,7 +3,7 @@
 use mock_server::protocol::method;
 use serde_json::Value;
 
-use super::event::{EndKind, Event};
+use super::event::{EndKind, TranscriptEvent};
 
 /// What each kind of frame is for and which rule governs it.
 fn about(kind: &str) -> &'static str {
@@ -80,11 +80,11 @@ fn about_end(how: EndKind, stream: &Value) -> String {
 }
 
 /// Explain the last frame (or stream end) in the transcript.
-pub fn last(events: &[Event]) -> String {
+pub fn last(events: &[TranscriptEvent]) -> String {
     // A graceful end only follows the result: the result is the frame worth explaining.
     let Some(ev) = events.iter().rev().find(|e| match e {
-        Event::Frame { .. } | Event::Dropped { .. } => true,
-        Event::End { how, .. } => *how != EndKind::Graceful,
+        TranscriptEvent::Frame { .. } | TranscriptEvent::Dropped { .. } => true,
+        TranscriptEvent::End { how, .. } => *how != EndKind::Graceful,
         _ => false,
     }) else {
         return "no frame yet: `listen tools` opens a stream, then `explain` tells you about \
@@ -93,12 +93,12 @@ pub fn last(events: &[Event]) -> String {
     };
     let mut s = String::new();
     match ev {
-        Event::Frame { stream, kind, .. } => {
+        TranscriptEvent::Frame { stream, kind, .. } => {
             s.push_str(&format!("last frame: {kind} on [{stream}]\n"));
             s.push_str(about(kind));
             s.push('\n');
         }
-        Event::Dropped { stream, kind, .. } => {
+        TranscriptEvent::Dropped { stream, kind, .. } => {
             s.push_str(&format!("last frame: {kind} for [{stream}], dropped\n"));
             s.push_str(
                 "After a cancel the server MUST NOT send anything further for that request \
@@ -108,7 +108,7 @@ pub fn last(events: &[Event]) -> String {
                  stale frames from current ones.\n",
             );
         }
-        Event::End { stream, how, .. } => {
+        TranscriptEvent::End { stream, how, .. } => {
             s.push_str(&format!("last event: [{stream}] ended\n"));
             s.push_str(&about_end(*how, stream));
             s.push('\n');

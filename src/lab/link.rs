@@ -7,7 +7,7 @@
 use std::future::Future;
 use std::pin::Pin;
 
-use mock_server::protocol::RequestId;
+use mock_server::protocol::{Message, RequestId};
 use serde_json::Value;
 use std::time::{Duration, Instant};
 
@@ -25,7 +25,7 @@ pub enum Incoming {
     Frame {
         stream: Option<RequestId>,
         raw: String,
-        message: Value,
+        message: Message,
     },
     /// An SSE comment line (keep-alive).
     KeepAlive { stream: RequestId, raw: String },
@@ -148,8 +148,8 @@ impl FloodGuard {
 pub struct Reply {
     /// HTTP status, when over HTTP.
     pub status: Option<u16>,
-    /// The JSON-RPC response (or `Value::Null` when there was no body).
-    pub message: Value,
+    /// The JSON-RPC response (`None` when there was no body).
+    pub message: Option<Message>,
     /// Raw request as sent (headers + body, or the stdio line), for `wire on`.
     pub sent_wire: String,
     /// Raw response as received.
@@ -163,8 +163,9 @@ pub struct Opened {
     /// HTTP status line and headers of the stream response (empty on stdio).
     pub got_wire: String,
     pub status: Option<u16>,
-    /// The server refused the listen with a plain JSON reply instead of a stream.
-    pub refused: Option<Value>,
+    /// The server refused the listen with a plain JSON reply instead of a stream: `Some`, with
+    /// the reply when it had a JSON-RPC body.
+    pub refused: Option<Option<Message>>,
 }
 
 pub trait Link: Send + Sync {

@@ -159,12 +159,12 @@ pub fn run(args: Args, g: &Global) -> anyhow::Result<ExitCode> {
         plain: g.plain,
     };
     let mut ack_timeout = Duration::from_millis(args.ack_timeout);
-    let mut target = connect::Target::from_args(&args);
+    let mut target = connect::Endpoint::from_args(&args);
     if let Some(sc) = &sc {
         if let Some(ms) = sc.scenario.ack_timeout_ms {
             ack_timeout = Duration::from_millis(ms);
         }
-        target = connect::Target::for_scenario(&args, sc);
+        target = connect::Endpoint::for_scenario(&args, sc);
     }
 
     let rt = tokio::runtime::Builder::new_multi_thread()
@@ -251,7 +251,7 @@ pub fn run(args: Args, g: &Global) -> anyhow::Result<ExitCode> {
                 json: args.json,
             }));
         }
-        lab.emit(event::Event::Info {
+        lab.emit(event::TranscriptEvent::Info {
             text: if sc.is_some() {
                 "the scenario is over; keep experimenting here (`help` for the steps, `quit` to leave)"
                     .into()

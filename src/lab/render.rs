@@ -8,7 +8,7 @@ use owo_colors::Style;
 use crate::term::paint;
 use serde_json::Value;
 
-use super::event::{EndKind, Event, Verdict, show_id};
+use super::event::{EndKind, RuleVerdict, TranscriptEvent, show_id};
 
 /// Rendering choices that do not change what is said.
 #[derive(Debug, Clone, Copy)]
@@ -55,7 +55,7 @@ fn indent(block: &str, by: &str) -> String {
     s
 }
 
-fn verdict_lines(out: &mut String, verdicts: &[Verdict], m: &Marks, frame: Option<&str>) {
+fn verdict_lines(out: &mut String, verdicts: &[RuleVerdict], m: &Marks, frame: Option<&str>) {
     for v in verdicts.iter().filter(|v| !v.ok) {
         let head = format!("{} {} — {}", m.bad, v.rule, v.title);
         let _ = writeln!(out, "    {}", paint(&head, Style::new().red().bold()));
@@ -116,7 +116,7 @@ fn ascii_punctuation(s: String) -> String {
 }
 
 /// One event as text, ending in a newline (empty for events that show nothing).
-pub fn render(ev: &Event, look: Look) -> String {
+pub fn render(ev: &TranscriptEvent, look: Look) -> String {
     // Filled to the terminal with hanging indents; wire text, JSON and the timeline as drawn.
     let text = crate::term::hang_prose(&render_styled(ev, look), crate::term::width());
     if look.plain {
@@ -126,22 +126,22 @@ pub fn render(ev: &Event, look: Look) -> String {
     }
 }
 
-fn render_styled(ev: &Event, look: Look) -> String {
+fn render_styled(ev: &TranscriptEvent, look: Look) -> String {
     let m = marks(look.plain);
     let mut out = String::new();
     match ev {
-        Event::Banner { server, transport } => {
+        TranscriptEvent::Banner { server, transport } => {
             let _ = writeln!(
                 out,
                 "{} {server} ({transport})",
                 paint("mcp-tutor lab:", Style::new().bold())
             );
         }
-        Event::Say { text } => {
+        TranscriptEvent::Say { text } => {
             out.push('\n');
             out.push_str(&indent(text.trim_end(), ""));
         }
-        Event::Question {
+        TranscriptEvent::Question {
             prompt, choices, ..
         } => {
             let _ = writeln!(
@@ -153,7 +153,7 @@ fn render_styled(ev: &Event, look: Look) -> String {
                 let _ = writeln!(out, "  {c}) {choice}");
             }
         }
-        Event::Answer {
+        TranscriptEvent::Answer {
             chosen,
             correct,
             right,
@@ -184,16 +184,16 @@ fn render_styled(ev: &Event, look: Look) -> String {
                 let _ = writeln!(out, "  (card {card} comes back sooner in `mcp-tutor quiz`)");
             }
         }
-        Event::Notice { text } => {
+        TranscriptEvent::Notice { text } => {
             out.push_str(&indent(
                 text.trim_end(),
                 &format!("{} ", paint("notice:", Style::new().cyan())),
             ));
         }
-        Event::Step { line } => {
+        TranscriptEvent::Step { line } => {
             let _ = writeln!(out, "{} {line}", paint("lab>", Style::new().bold()));
         }
-        Event::Send {
+        TranscriptEvent::Send {
             id,
             method,
             detail,
@@ -216,7 +216,7 @@ fn render_styled(ev: &Event, look: Look) -> String {
                 }
             }
         }
-        Event::Reply {
+        TranscriptEvent::Reply {
             id,
             method,
             status,
@@ -233,7 +233,7 @@ fn render_styled(ev: &Event, look: Look) -> String {
                 }
             }
         }
-        Event::Frame {
+        TranscriptEvent::Frame {
             stream,
             kind,
             raw,
@@ -257,7 +257,7 @@ fn render_styled(ev: &Event, look: Look) -> String {
             }
             verdict_lines(&mut out, verdicts, &m, (!look.wire).then_some(raw.as_str()));
         }
-        Event::KeepAlive { stream, raw } => {
+        TranscriptEvent::KeepAlive { stream, raw } => {
             if look.wire {
                 let _ = writeln!(
                     out,
@@ -273,7 +273,7 @@ fn render_styled(ev: &Event, look: Look) -> String {
                 );
             }
         }
-        Event::Dropped {
+        TranscriptEvent::Dropped {
             stream,
             kind,
             message,
@@ -285,7 +285,7 @@ fn render_styled(ev: &Event, look: Look) -> String {
             let _ = writeln!(out, "    {why}");
             verdict_lines(&mut out, verdicts, &m, Some(&compact(message)));
         }
-        Event::End {
+        TranscriptEvent::End {
             stream,
             how,
             note,
@@ -312,14 +312,14 @@ fn render_styled(ev: &Event, look: Look) -> String {
             }
             verdict_lines(&mut out, verdicts, &m, None);
         }
-        Event::Client { text } => {
+        TranscriptEvent::Client { text } => {
             let tag = paint("client:", Style::new().cyan().bold());
             let _ = writeln!(out, "  {tag} {text}");
         }
-        Event::Info { text } => {
+        TranscriptEvent::Info { text } => {
             out.push_str(&indent(text.trim_end(), "  "));
         }
-        Event::Error { text } => {
+        TranscriptEvent::Error { text } => {
             let _ = writeln!(out, "{} {text}", paint("error:", Style::new().red().bold()));
         }
     }

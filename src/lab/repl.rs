@@ -14,7 +14,7 @@ use rustyline::validate::Validator;
 use rustyline::{Context, Editor, ExternalPrinter, Helper};
 use tokio::sync::mpsc::UnboundedReceiver;
 
-use super::event::Event;
+use super::event::TranscriptEvent;
 use super::link::{Incoming, Receiver};
 use super::render::{Look, render};
 use super::session::{Lab, Sink};
@@ -27,7 +27,7 @@ pub struct PrinterSink<P: ExternalPrinter + Send> {
 }
 
 impl<P: ExternalPrinter + Send> Sink for PrinterSink<P> {
-    fn show(&mut self, ev: &Event, look: Look) {
+    fn show(&mut self, ev: &TranscriptEvent, look: Look) {
         let text = if self.json {
             serde_json::to_string(ev).unwrap_or_default() + "\n"
         } else {
@@ -260,7 +260,7 @@ impl Keyboard {
 enum LabEvent {
     Typed(String),
     Eof,
-    Net(Incoming),
+    Net(Box<Incoming>),
 }
 
 const PROMPT: &str = "lab> ";
@@ -287,11 +287,11 @@ pub async fn run(
                 Some(l) => LabEvent::Typed(l),
                 None => LabEvent::Eof,
             },
-            Some(inc) = rx.recv() => LabEvent::Net(inc),
+            Some(inc) = rx.recv() => LabEvent::Net(Box::new(inc)),
         };
         match ev {
             LabEvent::Eof => break,
-            LabEvent::Net(inc) => lab.handle(inc).await,
+            LabEvent::Net(inc) => lab.handle(*inc).await,
             LabEvent::Typed(line) => {
                 if !typed(lab, &line).await {
                     break;
@@ -316,11 +316,11 @@ async fn typed(lab: &mut Lab, line: &str) -> bool {
         Ok(Some(s)) => s,
         Ok(None) => return true,
         Err(e) => {
-            lab.emit(Event::Error { text: e.0 });
+            lab.emit(TranscriptEvent::Error { text: e.0 });
             return true;
         }
     };
-    lab.record(Event::Step {
+    lab.record(TranscriptEvent::Step {
         line: line.trim().to_owned(),
     });
     lab.run(step).await

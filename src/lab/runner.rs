@@ -4,7 +4,7 @@
 
 use std::time::{Duration, Instant};
 
-use super::event::Event;
+use super::event::TranscriptEvent;
 pub use super::link::BoxFut;
 use super::link::{Incoming, Receiver};
 use super::scenario::{Question, ScenarioFile};
@@ -68,14 +68,14 @@ impl Runner {
             Ok(None) => return true,
             Ok(Some(s)) => s,
             Err(e) => {
-                self.lab.emit(Event::Step {
+                self.lab.emit(TranscriptEvent::Step {
                     line: line.trim().to_owned(),
                 });
-                self.lab.emit(Event::Error { text: e.0 });
+                self.lab.emit(TranscriptEvent::Error { text: e.0 });
                 return true;
             }
         };
-        self.lab.emit(Event::Step {
+        self.lab.emit(TranscriptEvent::Step {
             line: line.trim().to_owned(),
         });
         self.step(step).await
@@ -94,7 +94,7 @@ impl Runner {
         }
         self.settle().await;
         if is_change && self.frames() == frames_before {
-            self.lab.emit(Event::Info {
+            self.lab.emit(TranscriptEvent::Info {
                 text: "nothing arrived on any stream: no open subscription asked for this change"
                     .into(),
             });
@@ -106,7 +106,12 @@ impl Runner {
         self.lab
             .events
             .iter()
-            .filter(|e| matches!(e, Event::Frame { .. } | Event::Dropped { .. }))
+            .filter(|e| {
+                matches!(
+                    e,
+                    TranscriptEvent::Frame { .. } | TranscriptEvent::Dropped { .. }
+                )
+            })
             .count()
     }
 
@@ -173,16 +178,16 @@ impl Runner {
         lapses: &mut dyn Lapses,
     ) -> ScenarioScore {
         let mut score = ScenarioScore::default();
-        self.lab.emit(Event::Say {
+        self.lab.emit(TranscriptEvent::Say {
             text: format!("== {} ==\n{}", sc.scenario.title, sc.scenario.summary),
         });
         for beat in &sc.steps {
             if let Some(text) = &beat.say {
-                self.lab.emit(Event::Say { text: text.clone() });
+                self.lab.emit(TranscriptEvent::Say { text: text.clone() });
             }
             let mut chosen = None;
             if let Some(q) = &beat.ask {
-                self.lab.emit(Event::Question {
+                self.lab.emit(TranscriptEvent::Question {
                     prompt: q.prompt.clone(),
                     choices: q.choices.clone(),
                     card: q.card.clone(),
@@ -206,13 +211,13 @@ impl Runner {
                         let source = format!("lab:{}", sc.scenario.id);
                         match lapses.record(&q.card, &source) {
                             Ok(()) => lapse_recorded = true,
-                            Err(e) => self.lab.emit(Event::Error {
+                            Err(e) => self.lab.emit(TranscriptEvent::Error {
                                 text: format!("could not record the lapse for {}: {e:#}", q.card),
                             }),
                         }
                     }
                 }
-                self.lab.emit(Event::Answer {
+                self.lab.emit(TranscriptEvent::Answer {
                     chosen,
                     correct,
                     right,
@@ -222,10 +227,10 @@ impl Runner {
                 });
             }
             if let Some(n) = &beat.notice {
-                self.lab.emit(Event::Notice { text: n.clone() });
+                self.lab.emit(TranscriptEvent::Notice { text: n.clone() });
             }
         }
-        self.lab.emit(Event::Say {
+        self.lab.emit(TranscriptEvent::Say {
             text: format!(
                 "== end of {}: {} of {} predictions right ==",
                 sc.scenario.id, score.right, score.asked

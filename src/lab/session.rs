@@ -7,23 +7,25 @@
 
 use std::time::Duration;
 
-use mock_server::protocol::{self, NotificationKind, RequestId, SubscriptionFilter, method};
+use mock_server::protocol::{
+    self, Message, NotificationKind, RequestId, SubscriptionFilter, method,
+};
 use serde_json::{Value, json};
 
 use super::checks::Checks;
 use super::control::SERVER_TOOLS;
-use super::event::{EndKind, Event};
+use super::event::{EndKind, TranscriptEvent};
 use super::explain;
 use super::link::{Incoming, Link, Tx};
 use super::render::{Look, render};
 use super::state::{Action, State, Sub, SubState};
-use super::step::{FilterAsk, ListKind, Step, help_text};
-use super::summary::{list_method, summarise, word_kind};
+use super::step::{Step, help_text};
+use super::summary::summarise;
 use super::timeline;
 
 /// Where rendered events go: stdout, the REPL's external printer, or JSON lines.
 pub trait Sink: Send {
-    fn show(&mut self, ev: &Event, look: Look);
+    fn show(&mut self, ev: &TranscriptEvent, look: Look);
 }
 
 /// Plain stdout: text for people, or one JSON object per event.
@@ -32,7 +34,7 @@ pub struct Stdout {
 }
 
 impl Sink for Stdout {
-    fn show(&mut self, ev: &Event, look: Look) {
+    fn show(&mut self, ev: &TranscriptEvent, look: Look) {
         use std::io::Write as _;
         let mut out = std::io::stdout().lock();
         if self.json {
@@ -54,7 +56,7 @@ pub struct Lab {
     pub(super) tx: Tx,
     out: Box<dyn Sink>,
     pub look: Look,
-    pub events: Vec<Event>,
+    pub events: Vec<TranscriptEvent>,
     /// A step could not run or a frame broke a rule (a script then exits non-zero).
     pub failed: bool,
     /// The server's tools, as its last tools/list named them (completion after `call`).
@@ -88,22 +90,23 @@ impl Lab {
     pub(super) fn flush(&mut self) {
         for ev in self.st.take_out() {
             // A keep-alive is not a message: worth a line only when the raw wire is shown.
-            if matches!(ev, Event::KeepAlive { .. }) && !self.look.wire {
+            if matches!(ev, TranscriptEvent::KeepAlive { .. }) && !self.look.wire {
                 continue;
             }
             self.emit(ev);
         }
     }
 
-    pub fn emit(&mut self, ev: Event) {
+    pub fn emit(&mut self, ev: TranscriptEvent) {
         self.out.show(&ev, self.look);
         self.keep(ev);
     }
 
     /// Into the transcript, which keeps the latest [`KEPT_EVENTS`] so a flooding server cannot
     /// grow it without bound; whether anything failed is remembered apart.
-    fn keep(&mut self, ev: Event) {
-        self.failed |= matches!(ev, Event::Error { .. }) || ev.verdicts().iter().any(|v| !v.ok);
+    fn keep(&mut self, ev: TranscriptEvent) {
+        self.failed |=
+            matches!(ev, TranscriptEvent::Error { .. }) || ev.verdicts().iter().any(|v| !v.ok);
         if self.events.len() >= KEPT_EVENTS {
             self.events.drain(..KEPT_EVENTS / 4);
         }
@@ -116,12 +119,12 @@ impl Lab {
     }
 
     /// Keep an event in the transcript without showing it (the REPL's own typed line).
-    pub fn record(&mut self, ev: Event) {
+    pub fn record(&mut self, ev: TranscriptEvent) {
         self.keep(ev);
     }
 
     pub fn banner(&mut self) {
-        let ev = Event::Banner {
+        let ev = TranscriptEvent::Banner {
             server: self.link.describe(),
             transport: self.link.transport().to_owned(),
         };
@@ -129,15 +132,15 @@ impl Lab {
     }
 
     pub(super) fn info(&mut self, text: impl Into<String>) {
-        self.emit(Event::Info { text: text.into() });
+        self.emit(TranscriptEvent::Info { text: text.into() });
     }
 
     pub(super) fn error(&mut self, text: impl Into<String>) {
-        self.emit(Event::Error { text: text.into() });
+        self.emit(TranscriptEvent::Error { text: text.into() });
     }
 
     pub(super) fn client(&mut self, text: impl Into<String>) {
-        self.emit(Event::Client { text: text.into() });
+        self.emit(TranscriptEvent::Client { text: text.into() });
     }
 
     pub fn ack_timeout(&self) -> Duration {
@@ -161,7 +164,7 @@ impl Lab {
                 self.plain_request(method::SERVER_DISCOVER, json!({})).await;
             }
             Step::List(k) => {
-                self.plain_request(list_method(k), json!({})).await;
+                self.plain_request(k.list_method(), json!({})).await;
             }
             Step::Read(uri) => {
                 self.plain_request(method::RESOURCES_READ, json!({"uri": uri}))
@@ -178,7 +181,7 @@ impl Lab {
                 };
                 self.listen(id, filter, None).await;
             }
-            Step::Change(k) => self.change(word_kind(k), None).await,
+            Step::Change(k) => self.change(k.notification(), None).await,
             Step::Update(uri) => {
                 self.change(NotificationKind::ResourceUpdated, Some(uri))
                     .await
@@ -233,14 +236,16 @@ impl Lab {
         true
     }
 
+    /// Send a request of our own and show it with the `uri` or `name` it is about.
     pub(super) async fn plain_request(
         &mut self,
         method_name: &str,
         params: Value,
-    ) -> Option<Value> {
+    ) -> Option<Message> {
         let id = self.st.fresh_request_id();
-        let message = protocol::request(&id, method_name, params.clone());
-        let detail = match params.get("uri").or_else(|| params.get("name")) {
+        let message = protocol::request(&id, method_name, params);
+        let sent = Message::classify(&message);
+        let detail = match sent.param("uri").or_else(|| sent.param("name")) {
             Some(Value::String(s)) => s.clone(),
             _ => String::new(),
         };
@@ -253,32 +258,37 @@ impl Lab {
         message: Value,
         method_name: &str,
         detail: String,
-    ) -> Option<Value> {
-        let id = message.get("id").cloned();
+    ) -> Option<Message> {
+        let id = Message::classify(&message)
+            .claimed_id()
+            .map(|i| i.to_value());
         match self.link.request(message).await {
             Ok(reply) => {
-                self.emit(Event::Send {
+                self.emit(TranscriptEvent::Send {
                     id: id.clone(),
                     method: method_name.to_owned(),
                     detail,
                     wire: Some(reply.sent_wire.clone()),
                 });
                 if method_name == method::TOOLS_LIST {
-                    self.learn_tools(&reply.message);
+                    self.learn_tools(reply.message.as_ref());
                 }
-                let summary = summarise(method_name, &reply.message);
-                self.emit(Event::Reply {
+                let summary = summarise(method_name, reply.message.as_ref());
+                self.emit(TranscriptEvent::Reply {
                     id: id.unwrap_or(Value::Null),
                     method: method_name.to_owned(),
                     status: reply.status,
                     summary,
-                    message: reply.message.clone(),
+                    message: reply
+                        .message
+                        .as_ref()
+                        .map_or(Value::Null, |m| m.raw().clone()),
                     wire: Some(reply.got_wire),
                 });
-                Some(reply.message)
+                reply.message
             }
             Err(e) => {
-                self.emit(Event::Send {
+                self.emit(TranscriptEvent::Send {
                     id,
                     method: method_name.to_owned(),
                     detail,
@@ -291,12 +301,11 @@ impl Lab {
     }
 
     /// Remember the tool names a tools/list reply names, for completion after `call`.
-    fn learn_tools(&mut self, reply: &Value) {
-        if let Some(tools) = reply.pointer("/result/tools").and_then(Value::as_array) {
-            self.tool_names = tools
-                .iter()
-                .filter_map(|t| t.get("name").and_then(Value::as_str).map(str::to_owned))
-                .collect();
+    fn learn_tools(&mut self, reply: Option<&Message>) {
+        if let Some(reply) = reply
+            && reply.result_field("tools").is_some()
+        {
+            self.tool_names = reply.listed_names("tools", "name");
         }
     }
 
@@ -306,16 +315,15 @@ impl Lab {
         let id = RequestId::Str("lab-tools".into());
         let message = protocol::request(&id, method::TOOLS_LIST, json!({}));
         if let Ok(reply) = self.link.request(message).await {
-            self.learn_tools(&reply.message);
+            self.learn_tools(reply.message.as_ref());
         }
     }
 
     /// `send JSON`: the message as typed. A listen needs the lab to hold its stream, so it is
     /// pointed to `listen` instead.
     async fn send_raw(&mut self, message: Value) {
-        let method_name = message
-            .get("method")
-            .and_then(Value::as_str)
+        let method_name = Message::classify(&message)
+            .claimed_method()
             .unwrap_or("(no method)")
             .to_owned();
         if method_name == method::SUBSCRIPTIONS_LISTEN {
@@ -329,7 +337,12 @@ impl Lab {
             .await;
     }
 
-    async fn listen(&mut self, id: RequestId, asked: FilterAsk, retry_of: Option<RequestId>) {
+    async fn listen(
+        &mut self,
+        id: RequestId,
+        asked: SubscriptionFilter,
+        retry_of: Option<RequestId>,
+    ) {
         if self.st.subs.iter().any(|s| s.id == id && s.is_open()) {
             self.error(format!(
                 "{} is still open: a request id MUST NOT reuse the id of an unanswered request \
@@ -348,8 +361,7 @@ impl Lab {
                  new id (CHG §Major changes 9) so stale frames can be told apart"
             ));
         }
-        let filter: SubscriptionFilter = asked.to_filter();
-        let message = protocol::listen_request(&id, &filter);
+        let message = protocol::listen_request(&id, &asked);
         self.st.subs.retain(|s| s.id != id);
         self.st.subs.push(Sub {
             id: id.clone(),
@@ -360,9 +372,9 @@ impl Lab {
             frames: 0,
         });
         self.st.expecting.push(id.clone());
-        self.st.checks.listen_sent(&id, &filter);
+        self.st.checks.listen_sent(&id, &asked);
         let opened = self.link.listen(id.clone(), message, self.tx.clone()).await;
-        self.emit(Event::Send {
+        self.emit(TranscriptEvent::Send {
             id: Some(id.to_value()),
             method: method::SUBSCRIPTIONS_LISTEN.to_owned(),
             detail: format!("asks for: {}", asked.words()),
@@ -377,13 +389,13 @@ impl Lab {
         match opened {
             Ok(o) => {
                 if let Some(refusal) = o.refused {
-                    let summary = summarise(method::SUBSCRIPTIONS_LISTEN, &refusal);
-                    self.emit(Event::Reply {
+                    let summary = summarise(method::SUBSCRIPTIONS_LISTEN, refusal.as_ref());
+                    self.emit(TranscriptEvent::Reply {
                         id: id.to_value(),
                         method: method::SUBSCRIPTIONS_LISTEN.to_owned(),
                         status: o.status,
                         summary,
-                        message: refusal,
+                        message: refusal.map_or(Value::Null, |m| m.raw().clone()),
                         wire: None,
                     });
                     if let Some(s) = self.st.sub_mut(&id) {
@@ -443,7 +455,7 @@ impl Lab {
             (Err(e), _) => format!("cancel failed: {e:#}"),
         };
         if let Ok(Some(raw)) = &sent {
-            self.emit(Event::Send {
+            self.emit(TranscriptEvent::Send {
                 id: None,
                 method: method::CANCELLED.to_owned(),
                 detail: format!("requestId {id}"),
@@ -451,7 +463,7 @@ impl Lab {
             });
         }
         let verdicts = std::mem::take(&mut self.st.pending_verdicts);
-        self.emit(Event::End {
+        self.emit(TranscriptEvent::End {
             stream: id.to_value(),
             how: EndKind::Cancelled,
             note,
@@ -509,16 +521,14 @@ impl Lab {
                         "acknowledged, so from here on changes will be pushed; nothing before \
                          this point is replayed, so the careful client fetches the current state now",
                     );
-                    for (on, k) in [
-                        (f.tools, ListKind::Tools),
-                        (f.prompts, ListKind::Prompts),
-                        (f.resources, ListKind::Resources),
-                    ] {
-                        if on {
-                            self.plain_request(list_method(k), json!({})).await;
-                        }
+                    for m in f
+                        .lists()
+                        .into_iter()
+                        .filter_map(NotificationKind::list_method)
+                    {
+                        self.plain_request(m, json!({})).await;
                     }
-                    for uri in f.uris {
+                    for uri in f.uris() {
                         self.plain_request(method::RESOURCES_READ, json!({"uri": uri}))
                             .await;
                     }

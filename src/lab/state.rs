@@ -5,13 +5,12 @@
 
 use std::time::Duration;
 
-use mock_server::protocol::{self, RequestId, method};
+use mock_server::protocol::{Message, RequestId, SubscriptionFilter, method};
 use serde_json::Value;
 
 use super::checks::Checks;
-use super::event::{EndKind, Event, Verdict, kind_of, show_id};
+use super::event::{EndKind, RuleVerdict, TranscriptEvent};
 use super::link::Incoming;
-use super::step::FilterAsk;
 use super::summary::summarise;
 use crate::client::Route;
 
@@ -34,8 +33,8 @@ pub enum SubState {
 #[derive(Debug, Clone)]
 pub struct Sub {
     pub id: RequestId,
-    pub asked: FilterAsk,
-    pub honoured: Option<FilterAsk>,
+    pub asked: SubscriptionFilter,
+    pub honoured: Option<SubscriptionFilter>,
     pub state: SubState,
     pub retry_of: Option<RequestId>,
     pub frames: usize,
@@ -50,9 +49,12 @@ impl Sub {
 /// Things the lab does in reaction to a frame, after it has been shown.
 #[derive(Debug)]
 pub(super) enum Action {
-    Relist(FilterAsk),
+    Relist(SubscriptionFilter),
     Abandon(RequestId),
-    Retry { filter: FilterAsk, of: RequestId },
+    Retry {
+        filter: SubscriptionFilter,
+        of: RequestId,
+    },
 }
 
 /// What the lab client knows and holds; see the module comment.
@@ -62,7 +64,7 @@ pub struct State {
     /// Streams a script should wait to hear from before moving on.
     pub expecting: Vec<RequestId>,
     /// Verdicts settled by a time-out, shown on the cancel that follows it.
-    pub(super) pending_verdicts: Vec<Verdict>,
+    pub(super) pending_verdicts: Vec<RuleVerdict>,
     /// The learner's `drop` cut the streams (so an abrupt end is expected, and said so).
     pub(super) dropped: bool,
     pub(super) next_request: u64,
@@ -74,7 +76,7 @@ pub struct State {
     /// are checked but not shown, so the screen and the transcript stay bounded.
     flooding: Vec<Option<RequestId>>,
     /// Events produced and not yet shown.
-    out: Vec<Event>,
+    out: Vec<TranscriptEvent>,
 }
 
 impl State {
@@ -96,7 +98,7 @@ impl State {
 
     /// After the learner's own `drop`, an end with no result is what was asked for, not the
     /// server skipping its graceful close: say so instead of flagging it.
-    fn asked_for_drop(&self, mut verdicts: Vec<Verdict>) -> Vec<Verdict> {
+    fn asked_for_drop(&self, mut verdicts: Vec<RuleVerdict>) -> Vec<RuleVerdict> {
         if self.dropped {
             for v in verdicts
                 .iter_mut()
@@ -112,16 +114,16 @@ impl State {
     }
 
     /// The events produced since the last call, in order, for the lab to show.
-    pub(super) fn take_out(&mut self) -> Vec<Event> {
+    pub(super) fn take_out(&mut self) -> Vec<TranscriptEvent> {
         std::mem::take(&mut self.out)
     }
 
-    fn say(&mut self, ev: Event) {
+    fn say(&mut self, ev: TranscriptEvent) {
         self.out.push(ev);
     }
 
     fn client(&mut self, text: impl Into<String>) {
-        self.say(Event::Client { text: text.into() });
+        self.say(TranscriptEvent::Client { text: text.into() });
     }
 
     pub(super) fn sub(&self, id: &RequestId) -> Option<&Sub> {
@@ -246,7 +248,7 @@ impl State {
                 let vstream = if self.stdio { None } else { Some(&stream) };
                 self.checks.keep_alive(vstream);
                 // Shown only with `wire on`: the lab decides.
-                self.say(Event::KeepAlive {
+                self.say(TranscriptEvent::KeepAlive {
                     stream: stream.to_value(),
                     raw,
                 });
@@ -255,7 +257,7 @@ impl State {
             Incoming::Malformed { stream, raw, error } => {
                 let vstream = if self.stdio { None } else { stream.as_ref() };
                 let verdicts = self.checks.malformed(vstream, &raw, &error);
-                self.say(Event::Frame {
+                self.say(TranscriptEvent::Frame {
                     stream: stream
                         .as_ref()
                         .map(RequestId::to_value)
@@ -291,7 +293,7 @@ impl State {
                         super::link::FRAMES_PER_SECOND
                     ));
                 }
-                self.say(Event::Error { text });
+                self.say(TranscriptEvent::Error { text });
                 Vec::new()
             }
             Incoming::Ended { stream, clean } => {
@@ -325,7 +327,7 @@ impl State {
                         )
                     }
                 };
-                self.say(Event::End {
+                self.say(TranscriptEvent::End {
                     stream: stream.to_value(),
                     how,
                     note,
@@ -344,7 +346,7 @@ impl State {
                     if let Some(s) = self.sub_mut(&id) {
                         s.state = SubState::Broken;
                     }
-                    self.say(Event::End {
+                    self.say(TranscriptEvent::End {
                         stream: id.to_value(),
                         how: EndKind::Abrupt,
                         note: "lost with the channel: after a reconnect the client MUST listen \
@@ -389,17 +391,12 @@ impl State {
         }
     }
 
-    fn on_frame(&mut self, stream: Option<RequestId>, raw: String, message: Value) -> Vec<Action> {
-        let kind = kind_of(&message);
-        let tag = message
-            .get("params")
-            .or_else(|| message.get("result"))
-            .and_then(|p| p.get("_meta"))
-            .and_then(|m| m.get(protocol::meta::SUBSCRIPTION_ID))
-            .cloned();
-        let owner = stream.clone().or_else(|| owner_by_content(&message));
+    fn on_frame(&mut self, stream: Option<RequestId>, raw: String, msg: Message) -> Vec<Action> {
+        let kind = msg.kind_word();
+        let owner = stream.clone().or_else(|| owner_by_content(&msg));
         let vstream = if self.stdio { None } else { stream.as_ref() };
-        let verdicts: Vec<Verdict> = self.checks.frame(vstream, &message);
+        let verdicts: Vec<RuleVerdict> = self.checks.frame(vstream, &msg);
+        let message = msg.raw().clone();
         let stream_value = owner
             .as_ref()
             .map(RequestId::to_value)
@@ -407,7 +404,7 @@ impl State {
         self.expecting.retain(|e| Some(e) != owner.as_ref());
 
         let Some(id) = owner else {
-            self.say(Event::Frame {
+            self.say(TranscriptEvent::Frame {
                 stream: stream_value,
                 kind,
                 message,
@@ -422,7 +419,7 @@ impl State {
             return Vec::new();
         };
         let Some(sub) = self.sub(&id).cloned() else {
-            self.say(Event::Frame {
+            self.say(TranscriptEvent::Frame {
                 stream: stream_value,
                 kind,
                 message,
@@ -446,17 +443,13 @@ impl State {
                 ),
                 None => format!("{id} was abandoned after its ack time-out; dropped, not acted on"),
             }),
-            SubState::Closed | SubState::Broken
-                if message.get("method").and_then(Value::as_str) != Some(method::CANCELLED) =>
-            {
-                Some(format!(
-                    "{id} is already over; nothing may follow its end, so this is dropped"
-                ))
-            }
+            SubState::Closed | SubState::Broken if !msg.is_method(method::CANCELLED) => Some(
+                format!("{id} is already over; nothing may follow its end, so this is dropped"),
+            ),
             _ => None,
         };
         if let Some(why) = late {
-            self.say(Event::Dropped {
+            self.say(TranscriptEvent::Dropped {
                 stream: stream_value,
                 kind,
                 message,
@@ -467,49 +460,26 @@ impl State {
         }
         let mut notes = Vec::new();
         let mut actions = Vec::new();
-        let tag_note = match &tag {
-            Some(t) if *t == id.to_value() => {
-                format!("tag {} = the listen request's own id", show_id(t))
-            }
-            Some(t) => format!("tag {}, but this stream's listen id is {id}", show_id(t)),
-            None => "no subscriptionId tag in _meta".to_owned(),
+        // The validator judged the tag, whether the ack came first and the honoured subset;
+        // the lab prints its notes and judges nothing again.
+        let note_of = |rules: &[&str]| {
+            verdicts
+                .iter()
+                .filter(|v| rules.contains(&v.rule.as_str()))
+                .find_map(|v| v.note.clone())
         };
-        let method_name = message.get("method").and_then(Value::as_str).unwrap_or("");
+        let tag_note = note_of(&["tag-present", "tag-matches-id", "close-result-shape"])
+            .unwrap_or_else(|| "no subscriptionId tag in _meta".to_owned());
         let mut new_state = None;
-        match method_name {
-            method::SUBSCRIPTIONS_ACKNOWLEDGED => {
-                let honoured = FilterAsk::from_json(
-                    message
-                        .get("params")
-                        .and_then(|p| p.get("notifications"))
-                        .unwrap_or(&Value::Null),
-                );
-                let first = sub.frames == 0;
-                notes.push(format!(
-                    "acknowledgement{}; {tag_note}",
-                    if first {
-                        ", the first message for this subscription"
-                    } else {
-                        ", but NOT the first message for this subscription"
-                    }
-                ));
-                let missing = sub.asked.missing_from(&honoured);
-                let extra = sub.asked.extra_in(&honoured);
-                let mut subset = format!(
-                    "honoured: {} (asked: {})",
-                    honoured.words(),
-                    sub.asked.words()
-                );
-                if !missing.is_empty() {
-                    subset.push_str(&format!(
-                        "; left out: {} — the server will not deliver it, and that is not an error",
-                        missing.join(" ")
-                    ));
-                }
-                if !extra.is_empty() {
-                    subset.push_str(&format!("; claims never asked for: {}", extra.join(" ")));
-                }
-                notes.push(subset);
+        match &msg {
+            Message::Notification { method: m, .. } if m == method::SUBSCRIPTIONS_ACKNOWLEDGED => {
+                // A filter the validator refuses grants nothing; its verdict says why.
+                let honoured = msg.ack_filter().and_then(Result::ok).unwrap_or_default();
+                // No "first" from the validator: it found something before this ack.
+                let position = note_of(&["ack-first"])
+                    .unwrap_or_else(|| mock_server::validator::ACK_NOT_FIRST.to_owned());
+                notes.push(format!("{position}; {tag_note}"));
+                notes.extend(note_of(&["honoured-subset"]));
                 if sub.state == SubState::AwaitingAck {
                     new_state = Some(SubState::Live);
                     if let Some(s) = self.sub_mut(&id) {
@@ -518,36 +488,30 @@ impl State {
                     actions.push(Action::Relist(honoured));
                 }
             }
-            method::TOOLS_LIST_CHANGED
-            | method::PROMPTS_LIST_CHANGED
-            | method::RESOURCES_LIST_CHANGED => {
+            Message::Notification { method: m, .. }
+                if m == method::TOOLS_LIST_CHANGED
+                    || m == method::PROMPTS_LIST_CHANGED
+                    || m == method::RESOURCES_LIST_CHANGED =>
+            {
                 notes.push(format!(
                     "{tag_note}; no data inside: a careful client fetches the list again"
                 ));
             }
-            method::RESOURCES_UPDATED => {
-                let uri = message
-                    .get("params")
-                    .and_then(|p| p.get("uri"))
-                    .and_then(Value::as_str)
-                    .unwrap_or("(no uri)");
-                let subscribed = sub.honoured.as_ref().unwrap_or(&sub.asked).uris.join(" ");
+            Message::Notification { method: m, .. } if m == method::RESOURCES_UPDATED => {
+                let uri = msg.updated_uri().unwrap_or("(no uri)");
+                let subscribed = sub.honoured.as_ref().unwrap_or(&sub.asked).uris().join(" ");
                 notes.push(format!(
                     "{uri} changed (subscribed: {subscribed}); {tag_note}"
                 ));
             }
-            method::CANCELLED => {
+            Message::Notification { method: m, .. } if m == method::CANCELLED => {
                 notes.push(format!(
                     "the server tore down {id} on stdio by naming it in notifications/cancelled"
                 ));
                 new_state = Some(SubState::Closed);
             }
-            "" if message.get("result").is_some() => {
-                let rt = message
-                    .get("result")
-                    .and_then(|r| r.get("resultType"))
-                    .cloned()
-                    .unwrap_or(Value::Null);
+            Message::Result { .. } => {
+                let rt = msg.result_type().cloned().unwrap_or(Value::Null);
                 notes.push(format!(
                     "the listen request's result (resultType {rt}): the server ended {id} \
                      gracefully; {tag_note}"
@@ -558,15 +522,18 @@ impl State {
                     self.expecting.push(id.clone());
                 }
             }
-            "" if message.get("error").is_some() => {
+            Message::Error { .. } => {
                 notes.push(format!(
                     "the listen was refused: {}",
-                    summarise(method::SUBSCRIPTIONS_LISTEN, &message)
+                    summarise(method::SUBSCRIPTIONS_LISTEN, Some(&msg))
                 ));
                 new_state = Some(SubState::Broken);
             }
-            other => {
-                notes.push(format!("{other} on a listen stream; {tag_note}"));
+            Message::Request { method: m, .. } | Message::Notification { method: m, .. } => {
+                notes.push(format!("{m} on a listen stream; {tag_note}"));
+            }
+            Message::Invalid { reason, .. } => {
+                notes.push(format!("not a JSON-RPC message ({reason}); {tag_note}"));
             }
         }
         let routine = new_state.is_none() && actions.is_empty() && verdicts.iter().all(|v| v.ok);
@@ -580,7 +547,7 @@ impl State {
             // Counted and checked, not printed: the flooding note says how many.
             return actions;
         }
-        self.say(Event::Frame {
+        self.say(TranscriptEvent::Frame {
             stream: stream_value,
             kind,
             message,
@@ -594,7 +561,7 @@ impl State {
 
 /// stdio demultiplexing: a tagged message by its tag, a response by its id, a server cancel by
 /// the request it names (STDIO §Receiving Messages).
-fn owner_by_content(message: &Value) -> Option<RequestId> {
+fn owner_by_content(message: &Message) -> Option<RequestId> {
     match crate::client::route(message) {
         Route::Response(id) | Route::Cancelled(id) => Some(id),
         Route::Subscription(tag) => RequestId::from_value(&tag),

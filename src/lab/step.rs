@@ -5,11 +5,12 @@ use std::fmt;
 
 use serde_json::Value;
 
-pub use super::filter::{FilterAsk, ListKind};
+pub use super::filter::ListKind;
+use mock_server::protocol::SubscriptionFilter;
 
 /// Which subscription(s) a `close` step ends.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Target {
+pub enum CloseTarget {
     One(Value),
     All,
 }
@@ -21,11 +22,11 @@ pub enum Step {
     Read(String),
     Listen {
         id: Option<Value>,
-        filter: FilterAsk,
+        filter: SubscriptionFilter,
     },
     Change(ListKind),
     Update(String),
-    Close(Target),
+    Close(CloseTarget),
     Cancel(Value),
     Drop,
     Fault {
@@ -179,8 +180,8 @@ pub const STEPS: &[StepDef] = &[
         args: Args::OpenIdsOrAll,
         parse: |a, _| {
             Ok(Step::Close(match one(a)? {
-                "all" => Target::All,
-                w => Target::One(parse_id(w)),
+                "all" => CloseTarget::All,
+                w => CloseTarget::One(parse_id(w)),
             }))
         },
     },
@@ -435,7 +436,7 @@ fn on_off(w: &str) -> Result<bool, String> {
 }
 
 fn parse_listen(a: &[&str]) -> Result<Step, String> {
-    let mut filter = FilterAsk::default();
+    let mut filter = SubscriptionFilter::default();
     let mut id = None;
     let mut it = a.iter();
     while let Some(w) = it.next() {
@@ -445,10 +446,8 @@ fn parse_listen(a: &[&str]) -> Result<Step, String> {
                 id = Some(parse_id(v));
             }
             w => match ListKind::parse(w) {
-                Some(ListKind::Tools) => filter.tools = true,
-                Some(ListKind::Prompts) => filter.prompts = true,
-                Some(ListKind::Resources) => filter.resources = true,
-                None if w.contains(':') => filter.uris.push(w.to_owned()),
+                Some(k) => filter.ask_list(k.notification()),
+                None if w.contains(':') => filter.ask_uri(w),
                 None => return Err(format!("`{w}` is not tools, prompts, resources or a URI")),
             },
         }

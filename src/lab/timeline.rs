@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use super::event::{EndKind, Event, show_id};
+use super::event::{EndKind, TranscriptEvent, show_id};
 
 const WIDTH: usize = 64;
 
@@ -62,7 +62,7 @@ fn arrow(dir: Dir, label: &str, flag: &str, g: &Glyphs) -> String {
 }
 
 /// Draw every message event so far. Steps appear as headings so the learner can find their way.
-pub fn draw(events: &[Event], plain: bool) -> String {
+pub fn draw(events: &[TranscriptEvent], plain: bool) -> String {
     let g = glyphs(plain);
     let mut out = String::new();
     let client = "lab client";
@@ -88,18 +88,18 @@ pub fn draw(events: &[Event], plain: bool) -> String {
             String::new()
         };
         let line = match ev {
-            Event::Step { line } => {
+            TranscriptEvent::Step { line } => {
                 heading = Some(line);
                 continue;
             }
-            Event::Send { id, method, .. } => {
+            TranscriptEvent::Send { id, method, .. } => {
                 let id = id
                     .as_ref()
                     .map(|i| format!(" {}", show_id(i)))
                     .unwrap_or_default();
                 arrow(Dir::ToServer, &format!("{method}{id}"), &flag, &g)
             }
-            Event::Reply {
+            TranscriptEvent::Reply {
                 id, method, status, ..
             } => {
                 let st = status.map(|s| format!(" {s}")).unwrap_or_default();
@@ -110,7 +110,7 @@ pub fn draw(events: &[Event], plain: bool) -> String {
                     &g,
                 )
             }
-            Event::Frame { stream, kind, .. } => {
+            TranscriptEvent::Frame { stream, kind, .. } => {
                 let kind = kind.strip_prefix("notifications/").unwrap_or(kind.as_str());
                 arrow(
                     Dir::ToClient,
@@ -119,7 +119,7 @@ pub fn draw(events: &[Event], plain: bool) -> String {
                     &g,
                 )
             }
-            Event::Dropped { stream, kind, .. } => {
+            TranscriptEvent::Dropped { stream, kind, .. } => {
                 let kind = kind.strip_prefix("notifications/").unwrap_or(kind.as_str());
                 arrow(
                     Dir::ToClient,
@@ -128,7 +128,7 @@ pub fn draw(events: &[Event], plain: bool) -> String {
                     &g,
                 )
             }
-            Event::End { stream, how, .. } => match how {
+            TranscriptEvent::End { stream, how, .. } => match how {
                 EndKind::Graceful => arrow(
                     Dir::ToClient,
                     &format!("[{}] closed", show_id(stream)),

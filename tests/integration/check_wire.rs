@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use mcp_tutor::client::{HeaderEdits, HttpClient, ListenStream, WireEvent};
 use mock_server::protocol::{self, NotificationKind, RequestId, SubscriptionFilter, method};
-use mock_server::validator::{Event, Rule, Validator};
+use mock_server::validator::{CheckRule, Observation, Validator};
 use mock_server::{Config, start_http};
 use serde_json::json;
 
@@ -30,7 +30,7 @@ async fn next_frame(s: &mut ListenStream) -> WireEvent {
 
 fn method_of(ev: &WireEvent) -> Option<&str> {
     match ev {
-        WireEvent::Frame { message, .. } => message.get("method").and_then(|m| m.as_str()),
+        WireEvent::Frame { message, .. } => message.method(),
         _ => None,
     }
 }
@@ -51,9 +51,9 @@ async fn a_listen_stream_shows_every_frame_raw_and_ends_with_its_result() {
     };
     let mut s = client.listen(&id, &filter).await.unwrap();
     let mut v = Validator::new();
-    v.observe(&Event::ListenSent {
+    v.observe(&Observation::ListenSent {
         id: id.clone(),
-        filter: serde_json::to_value(&filter).unwrap(),
+        filter: filter.clone(),
     });
 
     // The raw request, as the lab's `wire on` shows it.
@@ -99,7 +99,7 @@ async fn a_listen_stream_shows_every_frame_raw_and_ends_with_its_result() {
     let WireEvent::Frame { message, .. } = &result else {
         panic!("{result:?}")
     };
-    assert_eq!(message, &mock_server::close_result(&id));
+    assert_eq!(message.raw(), &mock_server::close_result(&id));
     fs.extend(v.observe(&result.to_event(Some(&id)).unwrap()));
     let end = next_frame(&mut s).await;
     assert_eq!(end, WireEvent::Ended { graceful: true });
@@ -113,10 +113,10 @@ async fn a_listen_stream_shows_every_frame_raw_and_ends_with_its_result() {
 
     assert!(fs.iter().all(|f| f.ok), "{fs:?}");
     for rule in [
-        Rule::AckFirst,
-        Rule::TagMatchesId,
-        Rule::CloseResultShape,
-        Rule::GracefulClose,
+        CheckRule::AckFirst,
+        CheckRule::TagMatchesId,
+        CheckRule::CloseResultShape,
+        CheckRule::GracefulClose,
     ] {
         assert!(fs.iter().any(|f| f.rule == rule), "{rule}");
     }
@@ -174,7 +174,7 @@ async fn header_edits_and_plain_exchanges() {
 
     let ok = client.send(&msg).await.unwrap();
     assert_eq!(ok.response.status, 200);
-    assert!(ok.reply().unwrap()["result"]["tools"].is_array());
+    assert!(ok.reply().unwrap().raw()["result"]["tools"].is_array());
     assert!(ok.response.render().starts_with("HTTP/1.1 200 OK\n"));
 
     let bad = client

@@ -1,24 +1,24 @@
 //! The subscription rules, checked on what actually arrived (docs/rules.md lists each one).
 //!
 //! A [`Validator`] watches one HTTP client (any number of listen streams, each named by its
-//! listen id) or one stdio channel (every subscription interleaved). Feed it every [`Event`] in
-//! the order it happened: what the client did ([`Event::ListenSent`], [`Event::ClientCancelled`])
-//! and what arrived ([`Event::Message`], ...). [`Validator::observe`] returns the [`Finding`]s that
+//! listen id) or one stdio channel (every subscription interleaved). Feed it every [`Observation`] in
+//! the order it happened: what the client did ([`Observation::ListenSent`], [`Observation::ClientCancelled`])
+//! and what arrived ([`Observation::Message`], ...). [`Validator::observe`] returns the [`Finding`]s that
 //! event settles: `ok: false` is a broken rule, `ok: true` a rule seen kept (or, for
-//! [`Rule::HonouredSubset`], information). Keep-alives never produce findings.
+//! [`CheckRule::HonouredSubset`], information). Keep-alives never produce findings.
 //!
 //! ```
-//! use mock_server::validator::{Event, Validator};
+//! use mock_server::validator::{Observation, Validator};
 //! use mock_server::protocol::{self, RequestId, SubscriptionFilter};
-//! use serde_json::json;
 //!
 //! let id = RequestId::from("tutor-7");
 //! let mut v = Validator::new();
-//! v.observe(&Event::ListenSent { id: id.clone(), filter: json!({"toolsListChanged": true}) });
+//! let filter = SubscriptionFilter { tools_list_changed: Some(true), ..Default::default() };
+//! v.observe(&Observation::ListenSent { id: id.clone(), filter });
 //! let stream = Some(id.clone());
 //! // A change notification before the acknowledgement breaks "ack first".
 //! let early = protocol::list_changed(protocol::NotificationKind::ToolsListChanged, &id);
-//! let f = v.observe(&Event::Message { stream, message: early });
+//! let f = v.observe(&Observation::Message { stream, message: protocol::Message::classify(&early) });
 //! assert!(f.iter().any(|f| !f.ok && f.rule.name() == "ack-first"));
 //! ```
 
@@ -30,38 +30,51 @@ use serde::Serialize;
 mod notification;
 mod rule;
 use notification::clip;
-pub use notification::{describe, json_type};
-pub use rule::{Level, Rule};
+pub use notification::{ACK_NOT_FIRST, describe, json_type};
+pub use rule::{CheckRule, Level};
 use serde_json::Value;
 
 /// One judgement: a rule kept (`ok`) or broken (`!ok`), with what was seen.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Finding {
-    pub rule: Rule,
+    pub rule: CheckRule,
     pub ok: bool,
     pub detail: String,
     /// The subscription (listen id) the finding is about, when there is one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub subscription: Option<RequestId>,
+    /// What the finding means for the frame it was judged on, in the words the lab prints
+    /// under that frame (`tag "lab-1" = the listen request's own id`), so the lab shows the
+    /// judgement instead of making it again. `None` when the detail says it all; not part of
+    /// `check`'s report.
+    #[serde(skip)]
+    pub note: Option<String>,
 }
 
 impl Finding {
-    pub fn pass(rule: Rule, detail: impl Into<String>) -> Self {
+    pub fn pass(rule: CheckRule, detail: impl Into<String>) -> Self {
         Finding {
             rule,
             ok: true,
             detail: detail.into(),
             subscription: None,
+            note: None,
         }
     }
 
-    pub fn fail(rule: Rule, detail: impl Into<String>) -> Self {
+    pub fn fail(rule: CheckRule, detail: impl Into<String>) -> Self {
         Finding {
             rule,
             ok: false,
             detail: detail.into(),
             subscription: None,
+            note: None,
         }
+    }
+
+    fn noting(mut self, note: impl Into<String>) -> Self {
+        self.note = Some(note.into());
+        self
     }
 
     fn about(mut self, id: &RequestId) -> Self {
@@ -73,13 +86,16 @@ impl Finding {
 /// Something that happened. `stream` is `Some(listen id)` for an HTTP listen response stream
 /// and `None` for the shared stdio channel.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Event {
+pub enum Observation {
     /// The client sent `subscriptions/listen` with this id and `params.notifications`.
-    ListenSent { id: RequestId, filter: Value },
-    /// A JSON-RPC message arrived.
+    ListenSent {
+        id: RequestId,
+        filter: SubscriptionFilter,
+    },
+    /// A JSON-RPC message arrived, classified once by whoever read it off the wire.
     Message {
         stream: Option<RequestId>,
-        message: Value,
+        message: Message,
     },
     /// An SSE comment line arrived (never judged).
     KeepAlive { stream: Option<RequestId> },
@@ -159,19 +175,18 @@ impl Validator {
     }
 
     /// Judges one event; returns the findings it settles (also kept in [`Validator::findings`]).
-    pub fn observe(&mut self, ev: &Event) -> Vec<Finding> {
+    pub fn observe(&mut self, ev: &Observation) -> Vec<Finding> {
         let out = self.judge(ev);
         self.findings.extend(out.iter().cloned());
         out
     }
 
-    fn judge(&mut self, ev: &Event) -> Vec<Finding> {
+    fn judge(&mut self, ev: &Observation) -> Vec<Finding> {
         match ev {
-            Event::ListenSent { id, filter } => {
-                let requested = serde_json::from_value(filter.clone()).unwrap_or_default();
+            Observation::ListenSent { id, filter } => {
                 self.subs.push(Subscription {
                     id: id.clone(),
-                    requested,
+                    requested: filter.clone(),
                     acked: None,
                     early: false,
                     answered: false,
@@ -182,19 +197,19 @@ impl Validator {
                 });
                 vec![]
             }
-            Event::ClientCancelled { id } => {
+            Observation::ClientCancelled { id } => {
                 if let Some(s) = self.sub_mut(id) {
                     s.cancelled = true;
                 }
                 vec![]
             }
             // Keep-alives are not JSON-RPC messages: they never break "ack first" (§1.4).
-            Event::KeepAlive { .. } => vec![],
-            Event::AckTimeout { id, waited } => match self.sub_mut(id) {
+            Observation::KeepAlive { .. } => vec![],
+            Observation::AckTimeout { id, waited } => match self.sub_mut(id) {
                 Some(s) if s.acked.is_none() && !s.answered && !s.ended => {
                     vec![
                         Finding::fail(
-                            Rule::AckFirst,
+                            CheckRule::AckFirst,
                             format!(
                                 "no acknowledgement for listen {id} within {:.1} s; the spec sets no deadline [SILENT], but without the ack a client cannot tell a quiet stream from one never accepted",
                                 waited.as_secs_f64()
@@ -205,13 +220,16 @@ impl Validator {
                 }
                 _ => vec![],
             },
-            Event::Malformed { stream, raw, error } => {
-                let mut f = Finding::fail(Rule::WellFormed, format!("{error}: {}", clip(raw, 120)));
+            Observation::Malformed { stream, raw, error } => {
+                let mut f = Finding::fail(
+                    CheckRule::WellFormed,
+                    format!("{error}: {}", clip(raw, 120)),
+                );
                 f.subscription = stream.clone();
                 vec![f]
             }
-            Event::Message { stream, message } => self.on_message(stream.as_ref(), message),
-            Event::Ended { stream, .. } => self.on_end(stream.as_ref()),
+            Observation::Message { stream, message } => self.on_message(stream.as_ref(), message),
+            Observation::Ended { stream, .. } => self.on_end(stream.as_ref()),
         }
     }
 
@@ -237,7 +255,7 @@ impl Validator {
                 if stream.is_some() && s.acked.is_some() {
                     out.push(
                         Finding::pass(
-                            Rule::GracefulClose,
+                            CheckRule::GracefulClose,
                             format!(
                                 "listen {} ended with its result, then the stream closed",
                                 s.id
@@ -251,7 +269,7 @@ impl Validator {
             if s.acked.is_none() && !s.early {
                 out.push(
                     Finding::fail(
-                        Rule::AckFirst,
+                        CheckRule::AckFirst,
                         format!(
                             "the stream of listen {} ended with no acknowledgement",
                             s.id
@@ -264,13 +282,13 @@ impl Validator {
                 // stdio teardown by notifications/cancelled alone: CAN intro's MUST is met, the
                 // SHOULD of a result is not.
                 out.push(Finding::fail(
-                    Rule::GracefulClose,
+                    CheckRule::GracefulClose,
                     format!("listen {} was torn down with notifications/cancelled but no result; the result is a SHOULD (SUB §Graceful Closure), not a MUST", s.id),
                 ).about(&s.id));
                 continue;
             }
             out.push(Finding::fail(
-                Rule::GracefulClose,
+                CheckRule::GracefulClose,
                 format!(
                     "the {} ended with no result for listen {}: an abrupt end. Sending the result is a SHOULD, not a MUST; a client MAY treat this as a reason to reconnect",
                     if stream.is_some() { "stream" } else { "channel" },
@@ -281,37 +299,36 @@ impl Validator {
         out
     }
 
-    fn on_message(&mut self, stream: Option<&RequestId>, message: &Value) -> Vec<Finding> {
-        let msg = Message::classify(message);
+    fn on_message(&mut self, stream: Option<&RequestId>, msg: &Message) -> Vec<Finding> {
         let on = |s: Option<&RequestId>| match s {
             Some(id) => format!(" on the stream of listen {id}"),
             None => String::new(),
         };
-        match &msg {
-            Message::Invalid { reason, .. } => {
+        match msg {
+            Message::Invalid { reason, raw } => {
                 let mut f = Finding::fail(
-                    Rule::WellFormed,
-                    format!("{reason}: {}", clip(&message.to_string(), 120)),
+                    CheckRule::WellFormed,
+                    format!("{reason}: {}", clip(&raw.to_string(), 120)),
                 );
                 f.subscription = stream.cloned();
                 vec![f]
             }
             Message::Request { method: m, .. } => {
                 let mut f = Finding::fail(
-                    Rule::NoServerRequests,
+                    CheckRule::NoServerRequests,
                     format!("the server sent a {m} request{}", on(stream)),
                 );
                 f.subscription = stream.cloned();
                 vec![f]
             }
             Message::Result { id, .. } | Message::Error { id: Some(id), .. } => {
-                self.on_response(stream, id, &msg)
+                self.on_response(stream, id, msg)
             }
             Message::Error {
                 id: None, error, ..
             } => {
                 let mut f = Finding::fail(
-                    Rule::WellFormed,
+                    CheckRule::WellFormed,
                     format!(
                         "an error response without an id ({}: {}){}",
                         error.code,
@@ -322,7 +339,7 @@ impl Validator {
                 f.subscription = stream.cloned();
                 if stream.is_some() { vec![f] } else { vec![] }
             }
-            Message::Notification { method: m, .. } => self.on_notification(stream, m, &msg),
+            Message::Notification { method: m, .. } => self.on_notification(stream, m, msg),
         }
     }
 
@@ -344,7 +361,7 @@ impl Validator {
         if s.cancelled {
             return vec![
                 Finding::fail(
-                    Rule::NothingAfterCancel,
+                    CheckRule::NothingAfterCancel,
                     format!("a response for listen {sid} arrived after the client cancelled it"),
                 )
                 .about(&sid),
@@ -353,7 +370,7 @@ impl Validator {
         if s.answered {
             return vec![
                 Finding::fail(
-                    Rule::NothingAfterResult,
+                    CheckRule::NothingAfterResult,
                     format!("a second response for listen {sid}"),
                 )
                 .about(&sid),
@@ -364,7 +381,7 @@ impl Validator {
         if let Message::Error { error, .. } = msg {
             if s.acked.is_some() {
                 out.push(Finding::fail(
-                    Rule::CloseResultShape,
+                    CheckRule::CloseResultShape,
                     format!("listen {sid} ended with an error ({}: {}) instead of the completion result", error.code, error.message),
                 ).about(&sid));
             }
@@ -375,7 +392,7 @@ impl Validator {
             s.early = true;
             out.push(
                 Finding::fail(
-                    Rule::AckFirst,
+                    CheckRule::AckFirst,
                     format!("the result for listen {sid} arrived before any acknowledgement"),
                 )
                 .about(&sid),
@@ -385,8 +402,7 @@ impl Validator {
         if id != &sid {
             problems.push(format!("id is {id}, not the listen id {sid}"));
         }
-        let result = msg.result().cloned().unwrap_or(Value::Null);
-        match result.get("resultType") {
+        match msg.result_type() {
             Some(Value::String(t)) if t == "complete" => {}
             Some(other) => problems.push(format!("resultType is {other}, not \"complete\"")),
             None => problems.push("resultType is missing".to_owned()),
@@ -403,19 +419,21 @@ impl Validator {
             )),
             Some(_) => {}
         }
+        let tag_note = notification::tag_note(msg.subscription_tag(), &sid);
         out.push(if problems.is_empty() {
             Finding::pass(
-                Rule::CloseResultShape,
+                CheckRule::CloseResultShape,
                 format!("listen {sid} closed with {{\"resultType\":\"complete\",\"_meta\":{{subscriptionId: {sid}}}}}"),
             )
             .about(&sid)
         } else {
             Finding::fail(
-                Rule::CloseResultShape,
+                CheckRule::CloseResultShape,
                 format!("the result closing listen {sid}: {}", problems.join("; ")),
             )
             .about(&sid)
-        });
+        }
+        .noting(tag_note));
         out
     }
 }

@@ -26,7 +26,7 @@ impl Validator {
                         None => {
                             if m == method::PROGRESS || m == method::MESSAGE {
                                 return vec![Finding::fail(
-                                    Rule::NoProgressOrMessage,
+                                    CheckRule::NoProgressOrMessage,
                                     format!(
                                         "{m} carries a subscription tag {t}: it never belongs to a subscription"
                                     ),
@@ -39,7 +39,7 @@ impl Validator {
                                 .find(|s| loosely_equal(&s.id.to_value(), t));
                             return vec![match near {
                                 Some(s) => Finding::fail(
-                                    Rule::TagMatchesId,
+                                    CheckRule::TagMatchesId,
                                     format!(
                                         "{m} is tagged {t} ({}) but the listen id is {} ({}): the tag must keep the id's JSON type",
                                         json_type(t),
@@ -49,24 +49,20 @@ impl Validator {
                                 )
                                 .about(&s.id),
                                 None => Finding::fail(
-                                    Rule::TagMatchesId,
+                                    CheckRule::TagMatchesId,
                                     format!("{m} is tagged {t}, which is no listen request's id on this channel (the id is the client's, never server-minted)"),
                                 ),
                             }];
                         }
                     },
                     None => {
-                        if m == method::CANCELLED
-                            && let Some(rid) = msg
-                                .params()
-                                .and_then(|p| p.get("requestId"))
-                                .and_then(RequestId::from_value)
+                        if let Some(rid) = msg.cancelled_request()
                             && self.subscription(&rid).is_some()
                         {
                             rid
                         } else if is_sub_kind {
                             return vec![Finding::fail(
-                                Rule::TagPresent,
+                                CheckRule::TagPresent,
                                 format!(
                                     "{m} arrived with no subscriptionId tag: on stdio nothing else says which subscription it belongs to"
                                 ),
@@ -85,7 +81,7 @@ impl Validator {
         if s.cancelled {
             return vec![
                 Finding::fail(
-                    Rule::NothingAfterCancel,
+                    CheckRule::NothingAfterCancel,
                     format!("{m} arrived for listen {sid} after the client cancelled it"),
                 )
                 .about(&sid),
@@ -94,7 +90,7 @@ impl Validator {
         if m == method::CANCELLED {
             if stream.is_some() {
                 return vec![Finding::fail(
-                    Rule::OnlyRequestedTypes,
+                    CheckRule::OnlyRequestedTypes,
                     format!("notifications/cancelled on the HTTP stream of listen {sid}: server-sent cancellation is scoped to stdio (TS CancelledNotification); on HTTP the server ends a listen with its result and closes the stream"),
                 ).about(&sid)];
             }
@@ -104,7 +100,7 @@ impl Validator {
         if s.answered {
             return vec![
                 Finding::fail(
-                    Rule::NothingAfterResult,
+                    CheckRule::NothingAfterResult,
                     format!("{m} arrived for listen {sid} after its closing result"),
                 )
                 .about(&sid),
@@ -115,32 +111,35 @@ impl Validator {
         match &tag {
             None => out.push(
                 Finding::fail(
-                    Rule::TagPresent,
+                    CheckRule::TagPresent,
                     format!("{m} on the stream of listen {sid} has no params._meta io.modelcontextprotocol/subscriptionId"),
                 )
-                .about(&sid),
+                .about(&sid)
+                .noting(tag_note(None, &sid)),
             ),
             Some(t) => {
-                out.push(Finding::pass(Rule::TagPresent, format!("{m} is tagged")).about(&sid));
+                out.push(Finding::pass(CheckRule::TagPresent, format!("{m} is tagged")).about(&sid));
                 if t == &sid.to_value() {
                     out.push(
                         Finding::pass(
-                            Rule::TagMatchesId,
+                            CheckRule::TagMatchesId,
                             format!("{m} tagged {t}, the listen request's own id"),
                         )
-                        .about(&sid),
+                        .about(&sid)
+                        .noting(tag_note(Some(t), &sid)),
                     );
                 } else {
                     out.push(
                         Finding::fail(
-                            Rule::TagMatchesId,
+                            CheckRule::TagMatchesId,
                             format!(
                                 "{m} is tagged {t} ({}) but the listen id is {sid} ({})",
                                 json_type(t),
                                 json_type(&sid.to_value())
                             ),
                         )
-                        .about(&sid),
+                        .about(&sid)
+                        .noting(tag_note(Some(t), &sid)),
                     );
                 }
             }
@@ -149,33 +148,36 @@ impl Validator {
             if s.acked.is_some() {
                 out.push(
                     Finding::fail(
-                        Rule::AckFirst,
+                        CheckRule::AckFirst,
                         format!("a second acknowledgement for listen {sid}"),
                     )
-                    .about(&sid),
+                    .about(&sid)
+                    .noting(ACK_NOT_FIRST),
                 );
                 return out;
             }
             if !s.early {
                 out.push(
                     Finding::pass(
-                        Rule::AckFirst,
+                        CheckRule::AckFirst,
                         format!("the acknowledgement is the first message for listen {sid}"),
                     )
-                    .about(&sid),
+                    .about(&sid)
+                    .noting("acknowledgement, the first message for this subscription"),
                 );
             }
-            let honoured = msg.params().and_then(|p| p.get("notifications"));
+            let honoured = msg.param("notifications");
             let (acked, finding) = compare_subset(&s.requested, honoured);
+            let note = subset_note(&s.requested, &acked);
             s.acked = Some(acked);
-            out.push(finding.about(&sid));
+            out.push(finding.about(&sid).noting(note));
             return out;
         }
         if s.acked.is_none() {
             if !s.early {
                 out.push(
                     Finding::fail(
-                        Rule::AckFirst,
+                        CheckRule::AckFirst,
                         format!("{m} arrived for listen {sid} before its acknowledgement"),
                     )
                     .about(&sid),
@@ -186,7 +188,7 @@ impl Validator {
         if m == method::PROGRESS || m == method::MESSAGE {
             out.push(
                 Finding::fail(
-                    Rule::NoProgressOrMessage,
+                    CheckRule::NoProgressOrMessage,
                     format!("{m} on the listen stream of {sid}"),
                 )
                 .about(&sid),
@@ -196,7 +198,7 @@ impl Validator {
         let Some(kind) = NotificationKind::from_method(m) else {
             out.push(
                 Finding::fail(
-                    Rule::OnlyRequestedTypes,
+                    CheckRule::OnlyRequestedTypes,
                     format!("{m} is not a notification a listen stream carries (listen {sid})"),
                 )
                 .about(&sid),
@@ -205,17 +207,17 @@ impl Validator {
         };
         let mut uri = None;
         if kind == NotificationKind::ResourceUpdated {
-            match msg.params().and_then(|p| p.get("uri")) {
+            match msg.param("uri") {
                 Some(Value::String(u)) => {
                     out.push(
-                        Finding::pass(Rule::UpdatedHasUri, format!("resources/updated for {u}"))
+                        Finding::pass(CheckRule::UpdatedHasUri, format!("resources/updated for {u}"))
                             .about(&sid),
                     );
                     uri = Some(u.clone());
                 }
                 other => out.push(
                     Finding::fail(
-                        Rule::UpdatedHasUri,
+                        CheckRule::UpdatedHasUri,
                         match other {
                             None => format!("resources/updated for listen {sid} has no params.uri"),
                             Some(v) => format!(
@@ -240,15 +242,15 @@ impl Validator {
         out.push(
             match (asked, acked) {
                 (true, true) => Finding::pass(
-                    Rule::OnlyRequestedTypes,
+                    CheckRule::OnlyRequestedTypes,
                     format!("{what}: requested and acknowledged"),
                 ),
                 (false, _) => Finding::fail(
-                    Rule::OnlyRequestedTypes,
+                    CheckRule::OnlyRequestedTypes,
                     format!("{what} arrived on listen {sid}, which did not ask for it (asked: {})", describe(&s.requested)),
                 ),
                 (true, false) => Finding::fail(
-                    Rule::OnlyRequestedTypes,
+                    CheckRule::OnlyRequestedTypes,
                     format!("{what} arrived on listen {sid}, but the acknowledgement left it out (honoured: {})", s.acked.as_ref().map(describe).unwrap_or_default()),
                 ),
             }
@@ -269,7 +271,7 @@ fn compare_subset(
         return (
             SubscriptionFilter::default(),
             Finding::fail(
-                Rule::HonouredSubset,
+                CheckRule::HonouredSubset,
                 "the acknowledgement has no params.notifications (required: the subset the server will honour)",
             ),
         );
@@ -280,7 +282,7 @@ fn compare_subset(
             return (
                 SubscriptionFilter::default(),
                 Finding::fail(
-                    Rule::HonouredSubset,
+                    CheckRule::HonouredSubset,
                     format!("the acknowledgement's params.notifications is not a filter: {e}"),
                 ),
             );
@@ -323,7 +325,7 @@ fn compare_subset(
     }
     let finding = if !extra.is_empty() {
         Finding::fail(
-            Rule::HonouredSubset,
+            CheckRule::HonouredSubset,
             format!(
                 "the acknowledgement claims {} which the request did not ask for: the ack lists a subset of the request",
                 extra.join(", ")
@@ -331,12 +333,12 @@ fn compare_subset(
         )
     } else if omitted.is_empty() {
         Finding::pass(
-            Rule::HonouredSubset,
+            CheckRule::HonouredSubset,
             format!("honoured everything asked: {}", describe(&acked)),
         )
     } else {
         Finding::pass(
-            Rule::HonouredSubset,
+            CheckRule::HonouredSubset,
             format!(
                 "honoured {}; left out {} (unsupported types are omitted, not errored; compare and cope)",
                 describe(&acked),
@@ -345,6 +347,38 @@ fn compare_subset(
         )
     };
     (acked, finding)
+}
+
+/// How the lab says an acknowledgement came after something else (the validator judged that
+/// when the earlier message arrived, or says it on a second ack).
+pub const ACK_NOT_FIRST: &str = "acknowledgement, but NOT the first message for this subscription";
+
+/// The tag of a message for listen `sid`, in the lab's words: equal to the listen id (type
+/// included), another value, or missing.
+pub(super) fn tag_note(tag: Option<&Value>, sid: &RequestId) -> String {
+    match tag {
+        Some(t) if *t == sid.to_value() => format!("tag {t} = the listen request's own id"),
+        Some(t) => format!("tag {t}, but this stream's listen id is {sid}"),
+        None => "no subscriptionId tag in _meta".to_owned(),
+    }
+}
+
+/// The honoured subset against the request, in the lab's words: what was granted, what was
+/// left out (information, not an error), and what was claimed without being asked.
+fn subset_note(requested: &SubscriptionFilter, acked: &SubscriptionFilter) -> String {
+    let mut note = format!("honoured: {} (asked: {})", acked.words(), requested.words());
+    let missing = requested.missing_from(acked);
+    if !missing.is_empty() {
+        note.push_str(&format!(
+            "; left out: {} — the server will not deliver it, and that is not an error",
+            missing.join(" ")
+        ));
+    }
+    let extra = acked.missing_from(requested);
+    if !extra.is_empty() {
+        note.push_str(&format!("; claims never asked for: {}", extra.join(" ")));
+    }
+    note
 }
 
 /// A filter in words: `tools, prompts, resources/list, mock://a`.

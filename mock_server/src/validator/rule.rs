@@ -15,11 +15,11 @@ pub enum Level {
     Should,
 }
 
-/// A rule the checker judges. [`Rule::name`] is the stable kebab-case name printed by `check`
-/// (scripts parse it); [`Rule::title`] says the rule in words; [`Rule::spec`] cites it.
+/// A rule the checker judges. [`CheckRule::name`] is the stable kebab-case name printed by `check`
+/// (scripts parse it); [`CheckRule::title`] says the rule in words; [`CheckRule::spec`] cites it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, ValueEnum)]
 #[serde(into = "&'static str")]
-pub enum Rule {
+pub enum CheckRule {
     // In the order `check` reports them: the HTTP layer, then the subscription rules.
     Discover,
     HeaderMethodMissing,
@@ -51,127 +51,129 @@ pub enum Rule {
     GracefulClose,
 }
 
-impl From<Rule> for &'static str {
-    fn from(r: Rule) -> Self {
+impl From<CheckRule> for &'static str {
+    fn from(r: CheckRule) -> Self {
         r.name()
     }
 }
 
-impl Rule {
+impl CheckRule {
     /// Every rule, in report order: the derived `ValueEnum` table, so a new variant is listed
     /// without anyone remembering to.
-    pub fn all() -> &'static [Rule] {
-        <Rule as ValueEnum>::value_variants()
+    pub fn all() -> &'static [CheckRule] {
+        <CheckRule as ValueEnum>::value_variants()
     }
 
     /// Stable short name, e.g. `ack-first`.
     pub fn name(self) -> &'static str {
         match self {
-            Rule::WellFormed => "well-formed",
-            Rule::AckFirst => "ack-first",
-            Rule::HonouredSubset => "honoured-subset",
-            Rule::TagPresent => "tag-present",
-            Rule::TagMatchesId => "tag-matches-id",
-            Rule::OnlyRequestedTypes => "only-requested-types",
-            Rule::NoProgressOrMessage => "no-progress-or-message",
-            Rule::NoServerRequests => "no-server-requests",
-            Rule::UpdatedHasUri => "updated-has-uri",
-            Rule::CloseResultShape => "close-result-shape",
-            Rule::NothingAfterResult => "nothing-after-result",
-            Rule::NothingAfterCancel => "nothing-after-cancel",
-            Rule::GracefulClose => "graceful-close",
-            Rule::SseNoBuffering => "sse-no-buffering",
-            Rule::ConcurrentStreams => "concurrent-streams",
-            Rule::AckedTypesDelivered => "acked-types-delivered",
-            Rule::Discover => "discover",
-            Rule::HeaderMethodMissing => "header-method-missing",
-            Rule::HeaderMethodMismatch => "header-method-mismatch",
-            Rule::HeaderVersionMissing => "header-version-missing",
-            Rule::HeaderVersionMismatch => "header-version-mismatch",
-            Rule::UnsupportedVersion => "unsupported-version",
-            Rule::MissingMeta => "missing-meta",
-            Rule::UnknownMethod => "unknown-method",
-            Rule::GetDeleteNotAllowed => "get-delete-405",
-            Rule::OriginRejected => "origin-403",
+            CheckRule::WellFormed => "well-formed",
+            CheckRule::AckFirst => "ack-first",
+            CheckRule::HonouredSubset => "honoured-subset",
+            CheckRule::TagPresent => "tag-present",
+            CheckRule::TagMatchesId => "tag-matches-id",
+            CheckRule::OnlyRequestedTypes => "only-requested-types",
+            CheckRule::NoProgressOrMessage => "no-progress-or-message",
+            CheckRule::NoServerRequests => "no-server-requests",
+            CheckRule::UpdatedHasUri => "updated-has-uri",
+            CheckRule::CloseResultShape => "close-result-shape",
+            CheckRule::NothingAfterResult => "nothing-after-result",
+            CheckRule::NothingAfterCancel => "nothing-after-cancel",
+            CheckRule::GracefulClose => "graceful-close",
+            CheckRule::SseNoBuffering => "sse-no-buffering",
+            CheckRule::ConcurrentStreams => "concurrent-streams",
+            CheckRule::AckedTypesDelivered => "acked-types-delivered",
+            CheckRule::Discover => "discover",
+            CheckRule::HeaderMethodMissing => "header-method-missing",
+            CheckRule::HeaderMethodMismatch => "header-method-mismatch",
+            CheckRule::HeaderVersionMissing => "header-version-missing",
+            CheckRule::HeaderVersionMismatch => "header-version-mismatch",
+            CheckRule::UnsupportedVersion => "unsupported-version",
+            CheckRule::MissingMeta => "missing-meta",
+            CheckRule::UnknownMethod => "unknown-method",
+            CheckRule::GetDeleteNotAllowed => "get-delete-405",
+            CheckRule::OriginRejected => "origin-403",
         }
     }
 
-    /// The rule by its [`Rule::name`].
-    pub fn from_name(name: &str) -> Option<Rule> {
-        Rule::all().iter().copied().find(|r| r.name() == name)
+    /// The rule by its [`CheckRule::name`].
+    pub fn from_name(name: &str) -> Option<CheckRule> {
+        CheckRule::all().iter().copied().find(|r| r.name() == name)
     }
 
     /// The rule in one sentence.
     pub fn title(self) -> &'static str {
         match self {
-            Rule::WellFormed => "every frame or stdio line is one JSON-RPC 2.0 message",
-            Rule::AckFirst => {
+            CheckRule::WellFormed => "every frame or stdio line is one JSON-RPC 2.0 message",
+            CheckRule::AckFirst => {
                 "notifications/subscriptions/acknowledged is the first message of each subscription"
             }
-            Rule::HonouredSubset => {
+            CheckRule::HonouredSubset => {
                 "the acknowledgement's params.notifications is the subset of the request the server honours"
             }
-            Rule::TagPresent => {
+            CheckRule::TagPresent => {
                 "every message on a listen stream carries _meta io.modelcontextprotocol/subscriptionId"
             }
-            Rule::TagMatchesId => {
+            CheckRule::TagMatchesId => {
                 "the subscriptionId tag equals the listen request's own id, JSON type included"
             }
-            Rule::OnlyRequestedTypes => {
+            CheckRule::OnlyRequestedTypes => {
                 "only notification types the client asked for and the server acknowledged arrive"
             }
-            Rule::NoProgressOrMessage => {
+            CheckRule::NoProgressOrMessage => {
                 "notifications/progress and notifications/message never travel on a listen stream"
             }
-            Rule::NoServerRequests => "the server never sends a JSON-RPC request",
-            Rule::UpdatedHasUri => "notifications/resources/updated carries a string params.uri",
-            Rule::CloseResultShape => {
+            CheckRule::NoServerRequests => "the server never sends a JSON-RPC request",
+            CheckRule::UpdatedHasUri => {
+                "notifications/resources/updated carries a string params.uri"
+            }
+            CheckRule::CloseResultShape => {
                 "the closing result has id = listen id, resultType \"complete\" and the subscriptionId tag"
             }
-            Rule::NothingAfterResult => {
+            CheckRule::NothingAfterResult => {
                 "nothing follows the closing result for that subscription (stdio: bar a server notifications/cancelled)"
             }
-            Rule::NothingAfterCancel => {
+            CheckRule::NothingAfterCancel => {
                 "after the client cancels, nothing more arrives for that subscription, not even a result"
             }
-            Rule::GracefulClose => {
+            CheckRule::GracefulClose => {
                 "a server that ends a subscription answers the listen request with its result (SHOULD), rather than dropping the stream"
             }
-            Rule::SseNoBuffering => {
+            CheckRule::SseNoBuffering => {
                 "a listen stream is a text/event-stream response with X-Accel-Buffering: no (SHOULD), so proxies do not hold back the ack"
             }
-            Rule::ConcurrentStreams => {
+            CheckRule::ConcurrentStreams => {
                 "concurrent subscriptions each get their own ack and tag, keyed by their own request id"
             }
-            Rule::AckedTypesDelivered => {
+            CheckRule::AckedTypesDelivered => {
                 "a change of an acknowledged type is delivered to the subscription (SHOULD)"
             }
-            Rule::Discover => {
+            CheckRule::Discover => {
                 "server/discover answers with resultType, supportedVersions incl. 2026-07-28, and serverInfo in _meta"
             }
-            Rule::HeaderMethodMissing => {
+            CheckRule::HeaderMethodMissing => {
                 "a request without Mcp-Method is refused with HTTP 400 and -32020"
             }
-            Rule::HeaderMethodMismatch => {
+            CheckRule::HeaderMethodMismatch => {
                 "Mcp-Method differing from the body method is refused with HTTP 400 and -32020"
             }
-            Rule::HeaderVersionMissing => {
+            CheckRule::HeaderVersionMissing => {
                 "a request without MCP-Protocol-Version is refused with HTTP 400 and -32020"
             }
-            Rule::HeaderVersionMismatch => {
+            CheckRule::HeaderVersionMismatch => {
                 "MCP-Protocol-Version differing from the body's _meta version is refused with HTTP 400 and -32020"
             }
-            Rule::UnsupportedVersion => {
+            CheckRule::UnsupportedVersion => {
                 "an unsupported version is refused with HTTP 400 and -32022 carrying data.supported and data.requested"
             }
-            Rule::MissingMeta => {
+            CheckRule::MissingMeta => {
                 "a request missing a required _meta field is refused with HTTP 400 and -32602"
             }
-            Rule::UnknownMethod => "an unknown method is answered with HTTP 404 and -32601",
-            Rule::OriginRejected => {
+            CheckRule::UnknownMethod => "an unknown method is answered with HTTP 404 and -32601",
+            CheckRule::OriginRejected => {
                 "a request with a foreign Origin is refused with HTTP 403 (DNS-rebinding protection)"
             }
-            Rule::GetDeleteNotAllowed => {
+            CheckRule::GetDeleteNotAllowed => {
                 "GET and DELETE on the MCP endpoint are answered with HTTP 405 (SHOULD)"
             }
         }
@@ -180,64 +182,68 @@ impl Rule {
     /// Where the rule is written: spec short names (legend in docs/rules.md), then its entry there.
     pub fn spec(self) -> &'static str {
         match self {
-            Rule::WellFormed => "TRN §Messages; STDIO intro; docs/rules.md#well-formed",
-            Rule::AckFirst => "SUB §Acknowledgment; docs/rules.md#ack-first",
-            Rule::HonouredSubset => "SUB §Acknowledgment; docs/rules.md#honoured-subset",
-            Rule::TagPresent => {
+            CheckRule::WellFormed => "TRN §Messages; STDIO intro; docs/rules.md#well-formed",
+            CheckRule::AckFirst => "SUB §Acknowledgment; docs/rules.md#ack-first",
+            CheckRule::HonouredSubset => "SUB §Acknowledgment; docs/rules.md#honoured-subset",
+            CheckRule::TagPresent => {
                 "BASE §_meta; SUB §Receiving Notifications; docs/rules.md#tag-present"
             }
-            Rule::TagMatchesId => {
+            CheckRule::TagMatchesId => {
                 "SUB §Receiving Notifications; TS NotificationMetaObject; docs/rules.md#tag-matches-id"
             }
-            Rule::OnlyRequestedTypes => "SUB §Opening a Stream; docs/rules.md#only-requested-types",
-            Rule::NoProgressOrMessage => {
+            CheckRule::OnlyRequestedTypes => {
+                "SUB §Opening a Stream; docs/rules.md#only-requested-types"
+            }
+            CheckRule::NoProgressOrMessage => {
                 "HTTP §Receiving Messages; LOG §Per-request log level; docs/rules.md#no-progress-or-message"
             }
-            Rule::NoServerRequests => {
+            CheckRule::NoServerRequests => {
                 "PAT intro; HTTP §Receiving Messages; STDIO §Sending Messages; docs/rules.md#no-server-requests"
             }
-            Rule::UpdatedHasUri => {
+            CheckRule::UpdatedHasUri => {
                 "TS ResourceUpdatedNotificationParams; docs/rules.md#updated-has-uri"
             }
-            Rule::CloseResultShape => {
+            CheckRule::CloseResultShape => {
                 "SUB §Graceful Closure; TS SubscriptionsListenResult; docs/rules.md#close-result-shape"
             }
-            Rule::NothingAfterResult => {
+            CheckRule::NothingAfterResult => {
                 "SUB §Graceful Closure; HTTP §Receiving Messages; docs/rules.md#nothing-after-result"
             }
-            Rule::NothingAfterCancel => {
+            CheckRule::NothingAfterCancel => {
                 "HTTP §Cancellation; STDIO §Cancellation; docs/rules.md#nothing-after-cancel"
             }
-            Rule::GracefulClose => {
+            CheckRule::GracefulClose => {
                 "SUB §Graceful Closure, §Cancellation; docs/rules.md#graceful-close"
             }
-            Rule::SseNoBuffering => "HTTP §Receiving Messages; docs/rules.md#sse-no-buffering",
-            Rule::ConcurrentStreams => {
+            CheckRule::SseNoBuffering => "HTTP §Receiving Messages; docs/rules.md#sse-no-buffering",
+            CheckRule::ConcurrentStreams => {
                 "SUB §Multiple Concurrent Subscriptions; docs/rules.md#concurrent-streams"
             }
-            Rule::AckedTypesDelivered => {
+            CheckRule::AckedTypesDelivered => {
                 "SUB §Acknowledgment; TOOLS/PROMPTS §List Changed Notification; RES §Subscriptions; docs/rules.md#acked-types-delivered"
             }
-            Rule::Discover => "DISC; BASE §ResultType, §_meta; docs/rules.md#discover",
-            Rule::HeaderMethodMissing => {
+            CheckRule::Discover => "DISC; BASE §ResultType, §_meta; docs/rules.md#discover",
+            CheckRule::HeaderMethodMissing => {
                 "HTTP §Server Validation; docs/rules.md#header-method-missing"
             }
-            Rule::HeaderMethodMismatch => {
+            CheckRule::HeaderMethodMismatch => {
                 "HTTP §Server Validation; docs/rules.md#header-method-mismatch"
             }
-            Rule::HeaderVersionMissing => {
+            CheckRule::HeaderVersionMissing => {
                 "HTTP §Protocol Version Header, §Server Validation; docs/rules.md#header-version-missing"
             }
-            Rule::HeaderVersionMismatch => {
+            CheckRule::HeaderVersionMismatch => {
                 "HTTP §Protocol Version Header, §Server Validation; docs/rules.md#header-version-mismatch"
             }
-            Rule::UnsupportedVersion => {
+            CheckRule::UnsupportedVersion => {
                 "HTTP §Protocol Version Header; TS UnsupportedProtocolVersionError; docs/rules.md#unsupported-version"
             }
-            Rule::MissingMeta => "BASE §_meta; docs/rules.md#missing-meta",
-            Rule::UnknownMethod => "HTTP §Protocol Version Header; docs/rules.md#unknown-method",
-            Rule::OriginRejected => "HTTP §Security & Endpoint; docs/rules.md#origin-403",
-            Rule::GetDeleteNotAllowed => {
+            CheckRule::MissingMeta => "BASE §_meta; docs/rules.md#missing-meta",
+            CheckRule::UnknownMethod => {
+                "HTTP §Protocol Version Header; docs/rules.md#unknown-method"
+            }
+            CheckRule::OriginRejected => "HTTP §Security & Endpoint; docs/rules.md#origin-403",
+            CheckRule::GetDeleteNotAllowed => {
                 "HTTP §Earlier Streamable HTTP Revisions; docs/rules.md#get-delete-405"
             }
         }
@@ -245,10 +251,10 @@ impl Rule {
 
     pub fn level(self) -> Level {
         match self {
-            Rule::GracefulClose
-            | Rule::AckedTypesDelivered
-            | Rule::GetDeleteNotAllowed
-            | Rule::SseNoBuffering => Level::Should,
+            CheckRule::GracefulClose
+            | CheckRule::AckedTypesDelivered
+            | CheckRule::GetDeleteNotAllowed
+            | CheckRule::SseNoBuffering => Level::Should,
             _ => Level::Must,
         }
     }
@@ -258,21 +264,21 @@ impl Rule {
     pub fn http_only(self) -> bool {
         matches!(
             self,
-            Rule::HeaderMethodMissing
-                | Rule::HeaderMethodMismatch
-                | Rule::HeaderVersionMissing
-                | Rule::HeaderVersionMismatch
-                | Rule::UnsupportedVersion
-                | Rule::MissingMeta
-                | Rule::UnknownMethod
-                | Rule::GetDeleteNotAllowed
-                | Rule::OriginRejected
-                | Rule::SseNoBuffering
+            CheckRule::HeaderMethodMissing
+                | CheckRule::HeaderMethodMismatch
+                | CheckRule::HeaderVersionMissing
+                | CheckRule::HeaderVersionMismatch
+                | CheckRule::UnsupportedVersion
+                | CheckRule::MissingMeta
+                | CheckRule::UnknownMethod
+                | CheckRule::GetDeleteNotAllowed
+                | CheckRule::OriginRejected
+                | CheckRule::SseNoBuffering
         )
     }
 }
 
-impl std::fmt::Display for Rule {
+impl std::fmt::Display for CheckRule {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.name())
     }
@@ -284,11 +290,11 @@ mod tests {
 
     #[test]
     fn every_rule_is_listed_named_explained_and_cited() {
-        assert_eq!(Rule::all().len(), 26);
-        for r in Rule::all().iter().copied() {
+        assert_eq!(CheckRule::all().len(), 26);
+        for r in CheckRule::all().iter().copied() {
             let derived = r.to_possible_value().map(|v| v.get_name().to_owned());
             assert_eq!(derived.as_deref(), Some(r.name()), "{r:?}");
-            assert_eq!(Rule::from_name(r.name()), Some(r));
+            assert_eq!(CheckRule::from_name(r.name()), Some(r));
             assert!(!r.title().is_empty() && !r.spec().is_empty(), "{r:?}");
         }
     }

@@ -9,42 +9,42 @@ fn sid(s: &str) -> RequestId {
 }
 
 /// Feeds events; returns every finding.
-fn run(events: &[Event]) -> Vec<Finding> {
+fn run(events: &[Observation]) -> Vec<Finding> {
     let mut v = Validator::new();
     events.iter().flat_map(|e| v.observe(e)).collect()
 }
 
-fn failures(fs: &[Finding]) -> Vec<(Rule, String)> {
+fn failures(fs: &[Finding]) -> Vec<(CheckRule, String)> {
     fs.iter()
         .filter(|f| !f.ok)
         .map(|f| (f.rule, f.detail.clone()))
         .collect()
 }
 
-fn failed_rules(fs: &[Finding]) -> Vec<Rule> {
-    let mut r: Vec<Rule> = fs.iter().filter(|f| !f.ok).map(|f| f.rule).collect();
+fn failed_rules(fs: &[Finding]) -> Vec<CheckRule> {
+    let mut r: Vec<CheckRule> = fs.iter().filter(|f| !f.ok).map(|f| f.rule).collect();
     r.dedup();
     r
 }
 
-fn listen(id: &RequestId, filter: Value) -> Event {
-    Event::ListenSent {
+fn listen(id: &RequestId, filter: Value) -> Observation {
+    Observation::ListenSent {
         id: id.clone(),
-        filter,
+        filter: serde_json::from_value(filter).unwrap(),
     }
 }
 
-fn on(id: &RequestId, message: Value) -> Event {
-    Event::Message {
+fn on(id: &RequestId, message: Value) -> Observation {
+    Observation::Message {
         stream: Some(id.clone()),
-        message,
+        message: protocol::Message::classify(&message),
     }
 }
 
-fn chan(message: Value) -> Event {
-    Event::Message {
+fn chan(message: Value) -> Observation {
+    Observation::Message {
         stream: None,
-        message,
+        message: protocol::Message::classify(&message),
     }
 }
 
@@ -56,8 +56,8 @@ fn tools(id: &RequestId) -> Value {
     protocol::list_changed(K::ToolsListChanged, id)
 }
 
-fn ended(id: &RequestId) -> Event {
-    Event::Ended {
+fn ended(id: &RequestId) -> Observation {
+    Observation::Ended {
         stream: Some(id.clone()),
         graceful: true,
     }
@@ -79,7 +79,7 @@ fn the_http_transcript_of_section_4_10_breaks_nothing() {
                 json!({"toolsListChanged": true, "resourceSubscriptions": ["mock://notes/today"]}),
             ),
         ),
-        Event::KeepAlive {
+        Observation::KeepAlive {
             stream: Some(id.clone()),
         },
         on(&id, tools(&id)),
@@ -89,13 +89,13 @@ fn the_http_transcript_of_section_4_10_breaks_nothing() {
     ]);
     assert_eq!(failures(&fs), vec![]);
     for rule in [
-        Rule::AckFirst,
-        Rule::TagPresent,
-        Rule::TagMatchesId,
-        Rule::OnlyRequestedTypes,
-        Rule::UpdatedHasUri,
-        Rule::CloseResultShape,
-        Rule::GracefulClose,
+        CheckRule::AckFirst,
+        CheckRule::TagPresent,
+        CheckRule::TagMatchesId,
+        CheckRule::OnlyRequestedTypes,
+        CheckRule::UpdatedHasUri,
+        CheckRule::CloseResultShape,
+        CheckRule::GracefulClose,
     ] {
         assert!(
             fs.iter().any(|f| f.ok && f.rule == rule),
@@ -103,7 +103,10 @@ fn the_http_transcript_of_section_4_10_breaks_nothing() {
         );
     }
     // The honoured subset differs from the request: information, not failure.
-    let subset = fs.iter().find(|f| f.rule == Rule::HonouredSubset).unwrap();
+    let subset = fs
+        .iter()
+        .find(|f| f.rule == CheckRule::HonouredSubset)
+        .unwrap();
     assert!(subset.ok);
     assert!(
         subset.detail.contains("left out promptsListChanged"),
@@ -118,12 +121,12 @@ fn keep_alives_are_never_judged_and_do_not_break_ack_first() {
     let id = RequestId::Int(1);
     let mut v = Validator::new();
     v.observe(&listen(&id, json!({"toolsListChanged": true})));
-    let ka = Event::KeepAlive {
+    let ka = Observation::KeepAlive {
         stream: Some(id.clone()),
     };
     assert!(v.observe(&ka).is_empty());
     let fs = v.observe(&on(&id, ack(&id, json!({"toolsListChanged": true}))));
-    assert!(fs.iter().any(|f| f.ok && f.rule == Rule::AckFirst));
+    assert!(fs.iter().any(|f| f.ok && f.rule == CheckRule::AckFirst));
     assert!(v.observe(&ka).is_empty());
 }
 
@@ -138,7 +141,7 @@ fn a_change_before_the_ack_breaks_ack_first_once() {
     ]);
     let f = failures(&fs);
     assert_eq!(f.len(), 1, "{f:?}");
-    assert_eq!(f[0].0, Rule::AckFirst);
+    assert_eq!(f[0].0, CheckRule::AckFirst);
     assert!(f[0].1.contains("before its acknowledgement"));
 }
 
@@ -150,7 +153,7 @@ fn a_second_ack_is_flagged() {
         on(&id, ack(&id, json!({"toolsListChanged": true}))),
         on(&id, ack(&id, json!({"toolsListChanged": true}))),
     ]);
-    assert_eq!(failed_rules(&fs), vec![Rule::AckFirst]);
+    assert_eq!(failed_rules(&fs), vec![CheckRule::AckFirst]);
 }
 
 #[test]
@@ -162,14 +165,14 @@ fn untagged_and_wrongly_tagged_notifications() {
         on(&id, ack(&id, json!({"toolsListChanged": true}))),
         on(&id, untagged),
     ]);
-    assert_eq!(failed_rules(&fs), vec![Rule::TagPresent]);
+    assert_eq!(failed_rules(&fs), vec![CheckRule::TagPresent]);
 
     let fs = run(&[
         listen(&id, json!({"toolsListChanged": true})),
         on(&id, ack(&id, json!({"toolsListChanged": true}))),
         on(&id, tools(&sid("sub-8f21"))),
     ]);
-    assert_eq!(failed_rules(&fs), vec![Rule::TagMatchesId]);
+    assert_eq!(failed_rules(&fs), vec![CheckRule::TagMatchesId]);
 }
 
 #[test]
@@ -181,7 +184,7 @@ fn the_tag_must_keep_the_ids_json_type() {
     ]);
     let f = failures(&fs);
     assert_eq!(f.len(), 1, "{f:?}");
-    assert_eq!(f[0].0, Rule::TagMatchesId);
+    assert_eq!(f[0].0, CheckRule::TagMatchesId);
     assert!(
         f[0].1.contains("(string)") && f[0].1.contains("(integer)"),
         "{}",
@@ -198,7 +201,7 @@ fn only_requested_and_acknowledged_types() {
         on(&id, ack(&id, json!({"promptsListChanged": true}))),
         on(&id, tools(&id)),
     ]);
-    assert_eq!(failed_rules(&fs), vec![Rule::OnlyRequestedTypes]);
+    assert_eq!(failed_rules(&fs), vec![CheckRule::OnlyRequestedTypes]);
     // Requested but left out of the ack.
     let fs = run(&[
         listen(
@@ -209,7 +212,7 @@ fn only_requested_and_acknowledged_types() {
         on(&id, tools(&id)),
     ]);
     let f = failures(&fs);
-    assert_eq!(f[0].0, Rule::OnlyRequestedTypes);
+    assert_eq!(f[0].0, CheckRule::OnlyRequestedTypes);
     assert!(f[0].1.contains("left it out"), "{}", f[0].1);
     // `false` is the same as absent.
     let fs = run(&[
@@ -220,7 +223,7 @@ fn only_requested_and_acknowledged_types() {
         on(&id, ack(&id, json!({"promptsListChanged": true}))),
         on(&id, tools(&id)),
     ]);
-    assert_eq!(failed_rules(&fs), vec![Rule::OnlyRequestedTypes]);
+    assert_eq!(failed_rules(&fs), vec![CheckRule::OnlyRequestedTypes]);
     // Unknown notification types are not requested either.
     let odd = protocol::notification(
         "notifications/tasks/status",
@@ -231,7 +234,7 @@ fn only_requested_and_acknowledged_types() {
         on(&id, ack(&id, json!({"toolsListChanged": true}))),
         on(&id, odd),
     ]);
-    assert_eq!(failed_rules(&fs), vec![Rule::OnlyRequestedTypes]);
+    assert_eq!(failed_rules(&fs), vec![CheckRule::OnlyRequestedTypes]);
 }
 
 #[test]
@@ -260,11 +263,14 @@ fn resource_updates_need_a_string_uri_for_a_subscribed_resource() {
             json!({"_meta": {protocol::meta::SUBSCRIPTION_ID: "r"}, "uri": 5}),
         ),
     ));
-    assert!(failed_rules(&run(&evs)).contains(&Rule::UpdatedHasUri));
+    assert!(failed_rules(&run(&evs)).contains(&CheckRule::UpdatedHasUri));
     // Some other resource.
     let mut evs = base.to_vec();
     evs.push(on(&id, protocol::resource_updated(&id, "mock://other")));
-    assert_eq!(failed_rules(&run(&evs)), vec![Rule::OnlyRequestedTypes]);
+    assert_eq!(
+        failed_rules(&run(&evs)),
+        vec![CheckRule::OnlyRequestedTypes]
+    );
 }
 
 #[test]
@@ -285,7 +291,7 @@ fn progress_message_and_requests_never_travel_on_the_stream() {
     ]);
     assert_eq!(
         failed_rules(&fs),
-        vec![Rule::NoProgressOrMessage, Rule::NoServerRequests]
+        vec![CheckRule::NoProgressOrMessage, CheckRule::NoServerRequests]
     );
 }
 
@@ -304,13 +310,13 @@ fn the_close_result_has_one_exact_shape() {
                   protocol::meta::SERVER_INFO: {"name": "x", "version": "1"}}}));
     assert_eq!(failures(&good), vec![]);
     let untagged = with(json!({"resultType": "complete"}));
-    assert_eq!(failed_rules(&untagged), vec![Rule::CloseResultShape]);
+    assert_eq!(failed_rules(&untagged), vec![CheckRule::CloseResultShape]);
     let empty = with(json!({}));
     let f = failures(&empty);
     assert!(f[0].1.contains("resultType is missing"), "{}", f[0].1);
     let wrong = with(json!({"resultType": "input_required",
         "_meta": {protocol::meta::SUBSCRIPTION_ID: "a"}}));
-    assert_eq!(failed_rules(&wrong), vec![Rule::CloseResultShape]);
+    assert_eq!(failed_rules(&wrong), vec![CheckRule::CloseResultShape]);
 }
 
 #[test]
@@ -324,7 +330,7 @@ fn nothing_after_the_result() {
         on(&id, protocol::listen_complete(&id)),
         ended(&id),
     ]);
-    assert_eq!(failed_rules(&fs), vec![Rule::NothingAfterResult]);
+    assert_eq!(failed_rules(&fs), vec![CheckRule::NothingAfterResult]);
 }
 
 #[test]
@@ -333,15 +339,15 @@ fn an_abrupt_end_is_reported_as_a_should() {
     let fs = run(&[
         listen(&id, json!({"toolsListChanged": true})),
         on(&id, ack(&id, json!({"toolsListChanged": true}))),
-        Event::Ended {
+        Observation::Ended {
             stream: Some(id.clone()),
             graceful: false,
         },
     ]);
     let f = failures(&fs);
     assert_eq!(f.len(), 1);
-    assert_eq!(f[0].0, Rule::GracefulClose);
-    assert_eq!(Rule::GracefulClose.level(), Level::Should);
+    assert_eq!(f[0].0, CheckRule::GracefulClose);
+    assert_eq!(CheckRule::GracefulClose.level(), Level::Should);
     assert!(f[0].1.contains("SHOULD, not a MUST"), "{}", f[0].1);
 }
 
@@ -349,7 +355,10 @@ fn an_abrupt_end_is_reported_as_a_should() {
 fn a_stream_that_ends_before_its_ack_breaks_ack_first() {
     let id = sid("a");
     let fs = run(&[listen(&id, json!({"toolsListChanged": true})), ended(&id)]);
-    assert_eq!(failed_rules(&fs), vec![Rule::AckFirst, Rule::GracefulClose]);
+    assert_eq!(
+        failed_rules(&fs),
+        vec![CheckRule::AckFirst, CheckRule::GracefulClose]
+    );
 }
 
 #[test]
@@ -358,7 +367,7 @@ fn cancel_on_http_closes_the_books() {
     let fs = run(&[
         listen(&id, json!({"toolsListChanged": true})),
         on(&id, ack(&id, json!({"toolsListChanged": true}))),
-        Event::ClientCancelled { id: id.clone() },
+        Observation::ClientCancelled { id: id.clone() },
         ended(&id),
     ]);
     assert_eq!(failures(&fs), vec![]);
@@ -369,19 +378,19 @@ fn an_ack_timeout_is_an_ack_first_failure_that_says_the_spec_is_silent() {
     let id = sid("a");
     let fs = run(&[
         listen(&id, json!({"toolsListChanged": true})),
-        Event::AckTimeout {
+        Observation::AckTimeout {
             id: id.clone(),
             waited: Duration::from_secs(5),
         },
     ]);
     let f = failures(&fs);
-    assert_eq!(f[0].0, Rule::AckFirst);
+    assert_eq!(f[0].0, CheckRule::AckFirst);
     assert!(f[0].1.contains("[SILENT]"));
     // Once acked, a timeout event is moot.
     let fs = run(&[
         listen(&id, json!({"toolsListChanged": true})),
         on(&id, ack(&id, json!({"toolsListChanged": true}))),
-        Event::AckTimeout {
+        Observation::AckTimeout {
             id: id.clone(),
             waited: Duration::from_secs(5),
         },
@@ -403,7 +412,7 @@ fn the_ack_must_carry_a_subset() {
         ),
     ]);
     let f = failures(&fs);
-    assert_eq!(f[0].0, Rule::HonouredSubset);
+    assert_eq!(f[0].0, CheckRule::HonouredSubset);
     assert!(f[0].1.contains("promptsListChanged"));
     let bare = protocol::notification(
         protocol::method::SUBSCRIPTIONS_ACKNOWLEDGED,
@@ -413,7 +422,7 @@ fn the_ack_must_carry_a_subset() {
         listen(&id, json!({"toolsListChanged": true})),
         on(&id, bare),
     ]);
-    assert_eq!(failed_rules(&fs), vec![Rule::HonouredSubset]);
+    assert_eq!(failed_rules(&fs), vec![CheckRule::HonouredSubset]);
 }
 
 #[test]
@@ -421,7 +430,7 @@ fn malformed_frames_and_server_cancel_on_http() {
     let id = sid("a");
     let fs = run(&[
         listen(&id, json!({"toolsListChanged": true})),
-        Event::Malformed {
+        Observation::Malformed {
             stream: Some(id.clone()),
             raw: "data: {nope".into(),
             error: "not JSON".into(),
@@ -431,7 +440,7 @@ fn malformed_frames_and_server_cancel_on_http() {
     ]);
     assert_eq!(
         failed_rules(&fs),
-        vec![Rule::WellFormed, Rule::OnlyRequestedTypes]
+        vec![CheckRule::WellFormed, CheckRule::OnlyRequestedTypes]
     );
 }
 
@@ -487,7 +496,7 @@ fn the_illegal_stdio_interleaving_of_section_4_10() {
     ]);
     let f: Vec<_> = fs.iter().filter(|f| !f.ok).collect();
     assert_eq!(f.len(), 1, "{f:?}");
-    assert_eq!(f[0].rule, Rule::AckFirst);
+    assert_eq!(f[0].rule, CheckRule::AckFirst);
     assert_eq!(f[0].subscription, Some(two));
 }
 
@@ -501,14 +510,14 @@ fn stdio_tags_are_matched_with_their_type() {
     ]);
     let f = failures(&fs);
     assert_eq!(f.len(), 1);
-    assert_eq!(f[0].0, Rule::TagMatchesId);
+    assert_eq!(f[0].0, CheckRule::TagMatchesId);
     assert!(f[0].1.contains("JSON type"), "{}", f[0].1);
     // A tag naming nothing at all.
     let fs = run(&[
         listen(&id, json!({"toolsListChanged": true})),
         chan(tools(&sid("sub-8f21"))),
     ]);
-    assert_eq!(failed_rules(&fs), vec![Rule::TagMatchesId]);
+    assert_eq!(failed_rules(&fs), vec![CheckRule::TagMatchesId]);
     // An untagged change notification on stdio cannot be routed.
     let fs = run(&[
         listen(&id, json!({"toolsListChanged": true})),
@@ -517,7 +526,7 @@ fn stdio_tags_are_matched_with_their_type() {
             json!({}),
         )),
     ]);
-    assert_eq!(failed_rules(&fs), vec![Rule::TagPresent]);
+    assert_eq!(failed_rules(&fs), vec![CheckRule::TagPresent]);
 }
 
 #[test]
@@ -527,17 +536,17 @@ fn stdio_cancel_means_nothing_more_not_even_a_result() {
     let fs = run(&[
         listen(&id, f.clone()),
         chan(ack(&id, f.clone())),
-        Event::ClientCancelled { id: id.clone() },
+        Observation::ClientCancelled { id: id.clone() },
         chan(tools(&id)),
     ]);
-    assert_eq!(failed_rules(&fs), vec![Rule::NothingAfterCancel]);
+    assert_eq!(failed_rules(&fs), vec![CheckRule::NothingAfterCancel]);
     let fs = run(&[
         listen(&id, f.clone()),
         chan(ack(&id, f)),
-        Event::ClientCancelled { id: id.clone() },
+        Observation::ClientCancelled { id: id.clone() },
         chan(protocol::listen_complete(&id)),
     ]);
-    assert_eq!(failed_rules(&fs), vec![Rule::NothingAfterCancel]);
+    assert_eq!(failed_rules(&fs), vec![CheckRule::NothingAfterCancel]);
 }
 
 #[test]
@@ -551,7 +560,7 @@ fn stdio_teardown_result_then_cancelled_is_accepted() {
         chan(ack(&id, f.clone())),
         chan(protocol::listen_complete(&id)),
         chan(teardown),
-        Event::Ended {
+        Observation::Ended {
             stream: None,
             graceful: true,
         },
@@ -562,12 +571,12 @@ fn stdio_teardown_result_then_cancelled_is_accepted() {
         listen(&id, f.clone()),
         chan(ack(&id, f)),
         chan(protocol::cancelled(&id, None)),
-        Event::Ended {
+        Observation::Ended {
             stream: None,
             graceful: true,
         },
     ]);
-    assert_eq!(failed_rules(&fs), vec![Rule::GracefulClose]);
+    assert_eq!(failed_rules(&fs), vec![CheckRule::GracefulClose]);
 }
 
 #[test]
@@ -580,32 +589,32 @@ fn stdio_channel_end_is_abrupt_for_every_open_subscription() {
         chan(ack(&one, f.clone())),
         chan(ack(&two, f)),
         chan(protocol::listen_complete(&one)),
-        Event::Ended {
+        Observation::Ended {
             stream: None,
             graceful: false,
         },
     ]);
     let f: Vec<_> = fs.iter().filter(|f| !f.ok).collect();
     assert_eq!(f.len(), 1, "{f:?}");
-    assert_eq!(f[0].rule, Rule::GracefulClose);
+    assert_eq!(f[0].rule, CheckRule::GracefulClose);
     assert_eq!(f[0].subscription, Some(two));
 }
 
 #[test]
 fn rule_names_are_unique_and_round_trip() {
-    let mut names: Vec<&str> = Rule::all().iter().map(|r| r.name()).collect();
-    for &r in Rule::all() {
-        assert_eq!(Rule::from_name(r.name()), Some(r));
+    let mut names: Vec<&str> = CheckRule::all().iter().map(|r| r.name()).collect();
+    for &r in CheckRule::all() {
+        assert_eq!(CheckRule::from_name(r.name()), Some(r));
         assert!(!r.title().is_empty() && !r.spec().is_empty());
     }
     names.sort();
     names.dedup();
-    assert_eq!(names.len(), Rule::all().len());
+    assert_eq!(names.len(), CheckRule::all().len());
 }
 
 #[test]
 fn should_rules_are_exactly_the_spec_shoulds() {
-    let should: Vec<&str> = Rule::all()
+    let should: Vec<&str> = CheckRule::all()
         .iter()
         .filter(|r| r.level() == Level::Should)
         .map(|r| r.name())
@@ -619,9 +628,55 @@ fn should_rules_are_exactly_the_spec_shoulds() {
             "graceful-close"
         ]
     );
-    for &r in Rule::all() {
+    for &r in CheckRule::all() {
         if r.title().contains("(SHOULD)") {
             assert_eq!(r.level(), Level::Should, "{r}");
         }
     }
+}
+
+#[test]
+fn findings_carry_the_notes_the_lab_prints() {
+    let id = RequestId::from("lab-1");
+    let mut v = Validator::new();
+    v.observe(&listen(
+        &id,
+        json!({"toolsListChanged": true, "promptsListChanged": true}),
+    ));
+    let fs = v.observe(&on(&id, ack(&id, json!({"toolsListChanged": true}))));
+    let note = |fs: &[Finding], rule: CheckRule| {
+        fs.iter()
+            .find(|f| f.rule == rule)
+            .and_then(|f| f.note.clone())
+    };
+    assert_eq!(
+        note(&fs, CheckRule::AckFirst).as_deref(),
+        Some("acknowledgement, the first message for this subscription")
+    );
+    assert_eq!(
+        note(&fs, CheckRule::TagMatchesId).as_deref(),
+        Some(r#"tag "lab-1" = the listen request's own id"#)
+    );
+    assert_eq!(
+        note(&fs, CheckRule::HonouredSubset).as_deref(),
+        Some(
+            "honoured: tools (asked: tools prompts); left out: prompts — the server will not \
+             deliver it, and that is not an error"
+        )
+    );
+    let fs = v.observe(&on(&id, tools(&RequestId::Int(9))));
+    assert_eq!(
+        note(&fs, CheckRule::TagMatchesId).as_deref(),
+        Some(r#"tag 9, but this stream's listen id is "lab-1""#)
+    );
+    let second = v.observe(&on(&id, ack(&id, json!({"toolsListChanged": true}))));
+    assert_eq!(
+        note(&second, CheckRule::AckFirst).as_deref(),
+        Some(ACK_NOT_FIRST)
+    );
+    let done = v.observe(&on(&id, protocol::listen_complete(&id)));
+    assert_eq!(
+        note(&done, CheckRule::CloseResultShape).as_deref(),
+        Some(r#"tag "lab-1" = the listen request's own id"#)
+    );
 }

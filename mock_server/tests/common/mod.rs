@@ -11,7 +11,7 @@ use futures_util::{Stream, StreamExt};
 use mock_server::protocol::{
     self, Message, NotificationKind, RequestId, SubscriptionFilter, header as h, method,
 };
-use mock_server::validator::{Event, Rule, Validator};
+use mock_server::validator::{CheckRule, Observation, Validator};
 use mock_server::{Config, Control, RunningServer, start_http};
 use serde_json::{Value, json};
 
@@ -292,7 +292,7 @@ pub enum Ending {
 }
 
 /// The rules this transcript of ONE subscription breaks, by their `check` names
-/// (`mock_server::validator::Rule::name`). `msgs` are that subscription's messages in order
+/// (`mock_server::validator::CheckRule::name`). `msgs` are that subscription's messages in order
 /// (stdio callers pre-filter by tag/id). The judging is the shared validator's, the one `check`
 /// and the lab use; only `acked-types-delivered`, which needs to know what was triggered, is
 /// judged here.
@@ -306,24 +306,23 @@ pub fn violations(
 ) -> BTreeSet<&'static str> {
     let mut validator = Validator::new();
     let stream = Some(id.clone());
-    let filter = serde_json::to_value(requested).unwrap_or(Value::Null);
-    let mut findings = validator.observe(&Event::ListenSent {
+    let mut findings = validator.observe(&Observation::ListenSent {
         id: id.clone(),
-        filter,
+        filter: requested.clone(),
     });
     for (i, m) in msgs.iter().enumerate() {
         if ending == Ending::ClientCancelled(i) {
-            findings.extend(validator.observe(&Event::ClientCancelled { id: id.clone() }));
+            findings.extend(validator.observe(&Observation::ClientCancelled { id: id.clone() }));
         }
-        findings.extend(validator.observe(&Event::Message {
+        findings.extend(validator.observe(&Observation::Message {
             stream: stream.clone(),
-            message: m.clone(),
+            message: Message::classify(m),
         }));
     }
     if ending == Ending::ClientCancelled(msgs.len()) {
-        findings.extend(validator.observe(&Event::ClientCancelled { id: id.clone() }));
+        findings.extend(validator.observe(&Observation::ClientCancelled { id: id.clone() }));
     }
-    findings.extend(validator.observe(&Event::Ended {
+    findings.extend(validator.observe(&Observation::Ended {
         stream,
         graceful: !broke_off,
     }));
@@ -346,7 +345,7 @@ pub fn violations(
                                 == t.uri.as_deref())
                 });
                 if !arrived {
-                    v.insert(Rule::AckedTypesDelivered.name());
+                    v.insert(CheckRule::AckedTypesDelivered.name());
                 }
             }
         }

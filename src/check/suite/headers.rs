@@ -4,20 +4,23 @@
 use super::*;
 
 /// Judges `server/discover`'s reply (§5).
-pub(super) fn judge_discover(status: Option<u16>, reply: Option<&Value>) -> Finding {
-    let Some(result) = reply.and_then(|r| r.get("result")) else {
+pub(super) fn judge_discover(status: Option<u16>, reply: Option<&Message>) -> Finding {
+    let Some(result) = reply.filter(|r| r.result().is_some()) else {
         return Finding::fail(
-            Rule::Discover,
+            CheckRule::Discover,
             format!("server/discover got {}", reply_summary(status, reply)),
         );
     };
     let mut problems = Vec::new();
-    match result.get("resultType") {
+    match result.result_type() {
         Some(Value::String(t)) if t == "complete" => {}
         Some(other) => problems.push(format!("resultType is {other}, not \"complete\"")),
         None => problems.push("resultType is missing (every result MUST carry it)".to_owned()),
     }
-    match result.get("supportedVersions").and_then(Value::as_array) {
+    match result
+        .result_field("supportedVersions")
+        .and_then(Value::as_array)
+    {
         Some(vs) if vs.iter().any(|v| v == protocol::PROTOCOL_VERSION) => {}
         Some(vs) => problems.push(format!(
             "supportedVersions {} lacks {}",
@@ -26,18 +29,18 @@ pub(super) fn judge_discover(status: Option<u16>, reply: Option<&Value>) -> Find
         )),
         None => problems.push("supportedVersions is missing".to_owned()),
     }
-    let info = result.get("_meta").and_then(|m| m.get(meta::SERVER_INFO));
+    let info = result.meta().and_then(|m| m.get(meta::SERVER_INFO));
     match info {
-        Some(i) if i.get("name").is_some_and(Value::is_string) && i.get("version").is_some_and(Value::is_string) => {}
+        Some(i) if protocol::is_implementation(i) => {}
         Some(i) => problems.push(format!("_meta serverInfo {i} needs string name and version")),
-        None if result.get("serverInfo").is_some() => problems.push(
+        None if result.result_field("serverInfo").is_some() => problems.push(
             "serverInfo is a top-level field; it belongs in result _meta as io.modelcontextprotocol/serverInfo".to_owned(),
         ),
         None => problems.push("result _meta has no io.modelcontextprotocol/serverInfo".to_owned()),
     }
     if problems.is_empty() {
         Finding::pass(
-            Rule::Discover,
+            CheckRule::Discover,
             format!(
                 "resultType complete, supportedVersions include {}, serverInfo {}",
                 protocol::PROTOCOL_VERSION,
@@ -46,7 +49,7 @@ pub(super) fn judge_discover(status: Option<u16>, reply: Option<&Value>) -> Find
         )
     } else {
         Finding::fail(
-            Rule::Discover,
+            CheckRule::Discover,
             format!("server/discover: {}", problems.join("; ")),
         )
     }
@@ -54,12 +57,12 @@ pub(super) fn judge_discover(status: Option<u16>, reply: Option<&Value>) -> Find
 
 /// Judges a refused request: the expected HTTP status and JSON-RPC code.
 fn judge_refusal(
-    rule: Rule,
+    rule: CheckRule,
     what: &str,
     got: Result<crate::client::Exchange, anyhow::Error>,
     status: u16,
     code: Option<i64>,
-) -> (Finding, Option<Value>) {
+) -> (Finding, Option<Message>) {
     let ex = match got {
         Ok(ex) => ex,
         Err(e) => return (Finding::fail(rule, format!("{what}: {e:#}")), None),
@@ -104,7 +107,7 @@ fn tools_list_request(id: i64) -> Value {
 pub(super) async fn header_checks(client: &HttpClient, report: &mut Report) {
     let probe = tools_list_request(901);
     let (f, _) = judge_refusal(
-        Rule::HeaderMethodMissing,
+        CheckRule::HeaderMethodMissing,
         "tools/list without Mcp-Method",
         client
             .send_with(&probe, &HeaderEdits::new().omit(header::MCP_METHOD))
@@ -116,7 +119,7 @@ pub(super) async fn header_checks(client: &HttpClient, report: &mut Report) {
 
     let probe = tools_list_request(902);
     let (f, _) = judge_refusal(
-        Rule::HeaderMethodMismatch,
+        CheckRule::HeaderMethodMismatch,
         "tools/list with Mcp-Method: prompts/list",
         client
             .send_with(
@@ -131,7 +134,7 @@ pub(super) async fn header_checks(client: &HttpClient, report: &mut Report) {
 
     let probe = tools_list_request(903);
     let (mut f, _) = judge_refusal(
-        Rule::HeaderVersionMissing,
+        CheckRule::HeaderVersionMissing,
         "tools/list without MCP-Protocol-Version",
         client
             .send_with(
@@ -151,7 +154,7 @@ pub(super) async fn header_checks(client: &HttpClient, report: &mut Report) {
     // speaks.
     let probe = tools_list_request(907);
     let (f, _) = judge_refusal(
-        Rule::HeaderVersionMismatch,
+        CheckRule::HeaderVersionMismatch,
         "tools/list with MCP-Protocol-Version: 2025-06-18 but 2026-07-28 in _meta",
         client
             .send_with(
@@ -167,19 +170,16 @@ pub(super) async fn header_checks(client: &HttpClient, report: &mut Report) {
     let mut probe = tools_list_request(904);
     probe["params"]["_meta"][meta::PROTOCOL_VERSION] = json!(BOGUS_VERSION);
     let (mut f, reply) = judge_refusal(
-        Rule::UnsupportedVersion,
+        CheckRule::UnsupportedVersion,
         &format!("tools/list at version {BOGUS_VERSION} (header and body agree)"),
         client.send(&probe).await,
         400,
         Some(error_code::UNSUPPORTED_PROTOCOL_VERSION),
     );
     if f.ok {
-        let data = reply
-            .as_ref()
-            .and_then(|r| r.get("error"))
-            .and_then(|e| e.get("data"));
-        let supported = data.and_then(|d| d.get("supported"));
-        let requested = data.and_then(|d| d.get("requested"));
+        let error = reply.as_ref().and_then(Message::error);
+        let supported = error.and_then(|e| e.data_field("supported"));
+        let requested = error.and_then(|e| e.data_field("requested"));
         let mut problems = Vec::new();
         match supported.and_then(Value::as_array) {
             Some(a) if !a.is_empty() && a.iter().all(Value::is_string) => {}
@@ -199,7 +199,7 @@ pub(super) async fn header_checks(client: &HttpClient, report: &mut Report) {
             ));
         }
         if !problems.is_empty() {
-            f = Finding::fail(Rule::UnsupportedVersion, problems.join("; "));
+            f = Finding::fail(CheckRule::UnsupportedVersion, problems.join("; "));
         } else {
             f.detail = format!(
                 "{}; data.supported {}, data.requested \"{BOGUS_VERSION}\"",
@@ -217,7 +217,7 @@ pub(super) async fn header_checks(client: &HttpClient, report: &mut Report) {
         m.remove(meta::CLIENT_CAPABILITIES);
     }
     let (f, _) = judge_refusal(
-        Rule::MissingMeta,
+        CheckRule::MissingMeta,
         "tools/list whose _meta lacks io.modelcontextprotocol/clientCapabilities",
         client.send(&probe).await,
         400,
@@ -227,7 +227,7 @@ pub(super) async fn header_checks(client: &HttpClient, report: &mut Report) {
 
     let probe = protocol::request(&RequestId::Int(906), BOGUS_METHOD, json!({}));
     let (f, _) = judge_refusal(
-        Rule::UnknownMethod,
+        CheckRule::UnknownMethod,
         &format!("{BOGUS_METHOD} (an unknown method)"),
         client.send(&probe).await,
         404,
@@ -244,7 +244,7 @@ pub(super) async fn header_checks(client: &HttpClient, report: &mut Report) {
         "http://mcp-tutor-check.invalid".to_owned(),
     ));
     let (f, _) = judge_refusal(
-        Rule::OriginRejected,
+        CheckRule::OriginRejected,
         "tools/list with Origin: http://mcp-tutor-check.invalid",
         client
             .send_raw("POST", Some(probe.to_string()), headers)
@@ -258,7 +258,7 @@ pub(super) async fn header_checks(client: &HttpClient, report: &mut Report) {
     // a stream or a session end here.
     for verb in ["GET", "DELETE"] {
         let (f, _) = judge_refusal(
-            Rule::GetDeleteNotAllowed,
+            CheckRule::GetDeleteNotAllowed,
             &format!("{verb} on the endpoint"),
             client
                 .send_raw(
@@ -300,7 +300,7 @@ mod tests {
             body: body.to_string(),
             events: vec![WireEvent::Frame {
                 raw: body.to_string(),
-                message: body,
+                message: Message::classify(&body),
             }],
         })
     }
@@ -311,16 +311,16 @@ mod tests {
             "resultType": "complete", "supportedVersions": ["2026-07-28"],
             "capabilities": {}, "ttlMs": 0, "cacheScope": "public",
             "_meta": {meta::SERVER_INFO: {"name": "s", "version": "1"}}}});
-        assert!(judge_discover(Some(200), Some(&good)).ok);
+        assert!(judge_discover(Some(200), Some(&Message::classify(&good))).ok);
         let old_shape = json!({"jsonrpc": "2.0", "id": 1, "result": {
             "supportedVersions": ["2025-11-25"], "serverInfo": {"name": "s", "version": "1"}}});
-        let f = judge_discover(Some(200), Some(&old_shape));
+        let f = judge_discover(Some(200), Some(&Message::classify(&old_shape)));
         assert!(!f.ok);
         assert!(f.detail.contains("resultType is missing"), "{}", f.detail);
         assert!(f.detail.contains("lacks 2026-07-28"), "{}", f.detail);
         assert!(f.detail.contains("top-level"), "{}", f.detail);
         let err = json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32601, "message": "nope"}});
-        let f = judge_discover(Some(404), Some(&err));
+        let f = judge_discover(Some(404), Some(&Message::classify(&err)));
         assert!(
             !f.ok && f.detail.contains("HTTP 404 with error -32601"),
             "{}",
@@ -333,7 +333,7 @@ mod tests {
         let e =
             |code: i64| json!({"jsonrpc": "2.0", "id": 1, "error": {"code": code, "message": "m"}});
         let (f, _) = judge_refusal(
-            Rule::HeaderMethodMissing,
+            CheckRule::HeaderMethodMissing,
             "x",
             reply(400, e(-32020)),
             400,
@@ -341,7 +341,7 @@ mod tests {
         );
         assert!(f.ok);
         let (f, _) = judge_refusal(
-            Rule::HeaderMethodMissing,
+            CheckRule::HeaderMethodMissing,
             "x",
             reply(400, e(-32600)),
             400,
@@ -359,14 +359,20 @@ mod tests {
             f.detail
         );
         let ok = json!({"jsonrpc": "2.0", "id": 1, "result": {"resultType": "complete"}});
-        let (f, _) = judge_refusal(Rule::MissingMeta, "x", reply(200, ok), 400, Some(-32602));
+        let (f, _) = judge_refusal(
+            CheckRule::MissingMeta,
+            "x",
+            reply(200, ok),
+            400,
+            Some(-32602),
+        );
         assert!(
             !f.ok && f.detail.contains("HTTP 200 with a result"),
             "{}",
             f.detail
         );
         let (f, _) = judge_refusal(
-            Rule::UnknownMethod,
+            CheckRule::UnknownMethod,
             "x",
             Err(anyhow::anyhow!("no complete reply within 1.0 s")),
             404,

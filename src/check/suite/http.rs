@@ -39,7 +39,7 @@ impl HttpRun {
         &mut self,
         open: &mut Open,
         dur: Duration,
-        pred: impl Fn(&Value) -> bool,
+        pred: impl Fn(&Message) -> bool,
     ) -> bool {
         let deadline = Instant::now() + dur;
         loop {
@@ -58,15 +58,13 @@ impl HttpRun {
             self.feed(&open.id.clone(), &ev);
             match &ev {
                 WireEvent::Frame { message, .. } => {
-                    let is_answer = message.get("method").is_none()
-                        && (message.get("result").is_some() || message.get("error").is_some());
                     if open.answered {
                         open.after_result += 1;
                     }
-                    if is_method(message, method::SUBSCRIPTIONS_ACKNOWLEDGED) {
+                    if message.is_method(method::SUBSCRIPTIONS_ACKNOWLEDGED) {
                         open.acked = true;
                     }
-                    if is_answer {
+                    if message.is_response() {
                         open.answered = true;
                     }
                     if pred(message) {
@@ -89,10 +87,9 @@ impl HttpRun {
     }
 
     async fn open(&mut self, id: RequestId, label: &'static str, f: &SubscriptionFilter) -> Open {
-        let filter_json = serde_json::to_value(f).unwrap_or(Value::Null);
-        let fs = self.v.observe(&Event::ListenSent {
+        let fs = self.v.observe(&Observation::ListenSent {
             id: id.clone(),
-            filter: filter_json,
+            filter: f.clone(),
         });
         self.report.extend(fs);
         let mut open = Open {
@@ -115,7 +112,7 @@ impl HttpRun {
                     if !open.acked {
                         self.report.add(
                             Finding::fail(
-                                Rule::AckFirst,
+                                CheckRule::AckFirst,
                                 format!("listen {id} ({label}) was answered with HTTP {status} and no event stream, so no acknowledgement"),
                             ),
                         );
@@ -125,11 +122,11 @@ impl HttpRun {
                 let buffering = s.response.header(header::X_ACCEL_BUFFERING);
                 self.report.add(match buffering {
                     Some(v) if v.trim().eq_ignore_ascii_case("no") => Finding::pass(
-                        Rule::SseNoBuffering,
+                        CheckRule::SseNoBuffering,
                         format!("listen {id}: text/event-stream with X-Accel-Buffering: no"),
                     ),
                     other => Finding::fail(
-                        Rule::SseNoBuffering,
+                        CheckRule::SseNoBuffering,
                         format!(
                             "listen {id}: the SSE response has {}",
                             match other {
@@ -143,7 +140,7 @@ impl HttpRun {
             }
             Err(e) => {
                 self.report.add(Finding::fail(
-                    Rule::AckFirst,
+                    CheckRule::AckFirst,
                     format!("listen {id} ({label}) did not open: {e:#}"),
                 ));
                 open.ended = true;
@@ -158,12 +155,10 @@ impl HttpRun {
         }
         let t = self.cfg.timeout;
         let got = self
-            .pump(open, t, |m| {
-                is_method(m, method::SUBSCRIPTIONS_ACKNOWLEDGED)
-            })
+            .pump(open, t, |m| m.is_method(method::SUBSCRIPTIONS_ACKNOWLEDGED))
             .await;
         if !got && !open.ended {
-            let fs = self.v.observe(&Event::AckTimeout {
+            let fs = self.v.observe(&Observation::AckTimeout {
                 id: open.id.clone(),
                 waited: t,
             });
@@ -176,9 +171,9 @@ impl HttpRun {
         let msg = protocol::tool_call(&RequestId::Int(id), name, args);
         match self.client.send(&msg).await {
             Ok(ex) => match ex.reply() {
-                Some(r) if r.get("result").is_some() => {
-                    if r["result"].get("isError") == Some(&Value::Bool(true)) {
-                        Err(format!("{name} reported isError: {}", r["result"]))
+                Some(r @ Message::Result { result, .. }) => {
+                    if r.is_tool_error() {
+                        Err(format!("{name} reported isError: {result}"))
                     } else {
                         Ok(())
                     }
@@ -204,13 +199,10 @@ impl HttpRun {
             };
             let msg = protocol::request(&RequestId::Int(id), method::TOOLS_LIST, params);
             match self.client.send(&msg).await {
-                Ok(ex) => match ex.reply().and_then(|r| r.get("result")) {
+                Ok(ex) => match ex.reply().filter(|r| r.result().is_some()) {
                     Some(r) => {
-                        tools.extend(names_in(r, "tools", "name"));
-                        cursor = r
-                            .get("nextCursor")
-                            .and_then(Value::as_str)
-                            .map(str::to_owned);
+                        tools.extend(r.listed_names("tools", "name"));
+                        cursor = r.next_cursor().map(str::to_owned);
                         if cursor.is_none() {
                             cat.tools = Some(tools);
                             break;
@@ -230,9 +222,9 @@ impl HttpRun {
         let id = self.id();
         let msg = protocol::request(&RequestId::Int(id), method::RESOURCES_LIST, json!({}));
         if let Ok(ex) = self.client.send(&msg).await
-            && let Some(r) = ex.reply().and_then(|r| r.get("result"))
+            && let Some(r) = ex.reply().filter(|r| r.result().is_some())
         {
-            cat.resource = names_in(r, "resources", "uri").into_iter().next();
+            cat.resource = r.listed_names("resources", "uri").into_iter().next();
         }
         cat
     }
@@ -262,7 +254,7 @@ impl HttpRun {
                 });
             if !acked_it {
                 self.report.add(Finding::pass(
-                    Rule::AckedTypesDelivered,
+                    CheckRule::AckedTypesDelivered,
                     format!(
                         "listen {} ({}) did not acknowledge {m}, so it is not expected",
                         open.id, open.label
@@ -271,13 +263,13 @@ impl HttpRun {
                 continue;
             }
             let t = self.cfg.timeout;
-            let got = self.pump(open, t, |msg| is_method(msg, m)).await;
+            let got = self.pump(open, t, |msg| msg.is_method(m)).await;
             let (id, label) = (open.id.clone(), open.label);
             self.report.add(if got {
-                Finding::pass(Rule::AckedTypesDelivered, format!("listen {id} ({label}) received {m} after {cause}"))
+                Finding::pass(CheckRule::AckedTypesDelivered, format!("listen {id} ({label}) received {m} after {cause}"))
             } else {
                 Finding::fail(
-                    Rule::AckedTypesDelivered,
+                    CheckRule::AckedTypesDelivered,
                     format!("listen {id} ({label}) acknowledged it but received no {m} within {:.1} s of {cause}", t.as_secs_f64()),
                 )
             });
@@ -291,12 +283,12 @@ impl HttpRun {
                 continue;
             }
             let got = self
-                .pump(open, Duration::ZERO, |msg| is_method(msg, m))
+                .pump(open, Duration::ZERO, |msg| msg.is_method(m))
                 .await;
             if !got {
                 let (id, label) = (open.id.clone(), open.label);
                 self.report.add(Finding::pass(
-                    Rule::OnlyRequestedTypes,
+                    CheckRule::OnlyRequestedTypes,
                     format!(
                         "listen {id} ({label}) did not ask for {m}, and {cause} did not send it one"
                     ),
@@ -346,7 +338,7 @@ async fn http_checks(url: &str, client: HttpClient, cfg: Config) -> anyhow::Resu
     listen_scenario_http(&mut run, &cat).await;
 
     run.report.skip(
-        Rule::NothingAfterCancel,
+        CheckRule::NothingAfterCancel,
         "not observable over HTTP: closing the stream is the cancel, so nothing can arrive after it; `check --stdio` tests it",
     );
     Ok(run.report)
@@ -440,13 +432,13 @@ async fn listen_scenario_http(run: &mut HttpRun, cat: &Catalogue) {
                     )
                     .await
                 }
-                Err(e) => run.report.skip(Rule::UpdatedHasUri, e),
+                Err(e) => run.report.skip(CheckRule::UpdatedHasUri, e),
             },
-            Err(e) => run.report.skip(Rule::UpdatedHasUri, e),
+            Err(e) => run.report.skip(CheckRule::UpdatedHasUri, e),
         }
     } else {
         run.report.skip(
-            Rule::UpdatedHasUri,
+            CheckRule::UpdatedHasUri,
             "resources/list offered no resource to subscribe to",
         );
     }
@@ -470,7 +462,7 @@ async fn listen_scenario_http(run: &mut HttpRun, cat: &Catalogue) {
                     if o.stream.is_some() {
                         let (id, label) = (o.id.clone(), o.label);
                         run.report.add(Finding::fail(
-                            Rule::GracefulClose,
+                            CheckRule::GracefulClose,
                             if o.answered {
                                 format!("listen {id} ({label}) got its result but the stream stayed open for {:.1} s (the final response SHOULD end the stream)", t.as_secs_f64())
                             } else {
@@ -482,7 +474,7 @@ async fn listen_scenario_http(run: &mut HttpRun, cat: &Catalogue) {
                         }
                     } else if o.answered && o.after_result == 0 {
                         run.report.add(Finding::pass(
-                            Rule::NothingAfterResult,
+                            CheckRule::NothingAfterResult,
                             format!(
                                 "listen {} ({}): the result was the last message",
                                 o.id, o.label
@@ -502,7 +494,9 @@ async fn listen_scenario_http(run: &mut HttpRun, cat: &Catalogue) {
             for ev in &left {
                 run.feed(&o.id.clone(), ev);
             }
-            let fs = run.v.observe(&Event::ClientCancelled { id: o.id.clone() });
+            let fs = run
+                .v
+                .observe(&Observation::ClientCancelled { id: o.id.clone() });
             run.report.extend(fs);
         }
     }

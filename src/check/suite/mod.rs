@@ -22,14 +22,14 @@ pub use stdio::run_stdio;
 use std::time::Duration;
 
 use mock_server::protocol::{
-    self, RequestId, SubscriptionFilter, error_code, header, meta, method,
+    self, Message, RequestId, SubscriptionFilter, error_code, header, meta, method,
 };
 use serde_json::{Value, json};
 use tokio::time::Instant;
 
 use super::report::Report;
 use crate::client::{HeaderEdits, HttpClient, ListenStream, StdioClient, WireEvent};
-use mock_server::validator::{Event, Finding, Rule, Validator};
+use mock_server::validator::{CheckRule, Finding, Observation, Validator};
 
 /// What `check` needs to know about the server under test.
 #[derive(Debug, Clone)]
@@ -69,22 +69,12 @@ fn filter(tools: bool, prompts: bool, uris: &[&str]) -> SubscriptionFilter {
     }
 }
 
-fn is_method(m: &Value, name: &str) -> bool {
-    m.get("method").and_then(Value::as_str) == Some(name)
-}
-
-fn reply_summary(status: Option<u16>, reply: Option<&Value>) -> String {
+fn reply_summary(status: Option<u16>, reply: Option<&Message>) -> String {
     let status = status.map(|s| format!("HTTP {s}")).unwrap_or_default();
     let body = match reply {
-        Some(r) => match (r.get("error"), r.get("result")) {
-            (Some(e), _) => format!(
-                "error {} {:?}",
-                e.get("code").map(Value::to_string).unwrap_or_default(),
-                e.get("message").and_then(Value::as_str).unwrap_or("")
-            ),
-            (None, Some(_)) => "a result".to_owned(),
-            _ => "an unexpected message".to_owned(),
-        },
+        Some(Message::Error { error, .. }) => format!("error {} {:?}", error.code, error.message),
+        Some(Message::Result { .. }) => "a result".to_owned(),
+        Some(_) => "an unexpected message".to_owned(),
         None => "no JSON-RPC body".to_owned(),
     };
     if status.is_empty() {
@@ -100,18 +90,6 @@ struct Catalogue {
     tools: Option<Vec<String>>,
     tools_error: String,
     resource: Option<String>,
-}
-
-fn names_in(result: &Value, list: &str, field: &str) -> Vec<String> {
-    result
-        .get(list)
-        .and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .filter_map(|t| t.get(field).and_then(Value::as_str).map(str::to_owned))
-                .collect()
-        })
-        .unwrap_or_default()
 }
 
 /// A trigger tool if configured and offered; otherwise why not.
@@ -136,27 +114,27 @@ fn trigger<'a>(cat: &Catalogue, name: &'a Option<String>, option: &str) -> Resul
 // ---------------------------------------------------------------------------------------------
 
 fn skip_delivery(report: &mut Report, why: &str) {
-    report.skip(Rule::AckedTypesDelivered, why);
-    report.skip(Rule::OnlyRequestedTypes, why);
+    report.skip(CheckRule::AckedTypesDelivered, why);
+    report.skip(CheckRule::OnlyRequestedTypes, why);
 }
 
 /// When no subscription was closed with a result, the rules about the result were not exercised.
 fn no_result_skips(report: &mut Report) {
-    if !report.has_findings(Rule::CloseResultShape) {
+    if !report.has_findings(CheckRule::CloseResultShape) {
         let why = "no subscription was closed with a result (see graceful-close)";
-        report.skip(Rule::CloseResultShape, why);
-        report.skip(Rule::NothingAfterResult, why);
+        report.skip(CheckRule::CloseResultShape, why);
+        report.skip(CheckRule::NothingAfterResult, why);
     }
 }
 
 fn skip_close(report: &mut Report, why: &str) {
-    report.skip(Rule::CloseResultShape, why);
-    report.skip(Rule::NothingAfterResult, why);
-    report.skip(Rule::GracefulClose, why);
+    report.skip(CheckRule::CloseResultShape, why);
+    report.skip(CheckRule::NothingAfterResult, why);
+    report.skip(CheckRule::GracefulClose, why);
 }
 
 /// Two subscriptions open at once (§4.7): each acknowledged, and (when a change was caused)
-/// each delivered it. Tag values are [`Rule::TagMatchesId`]'s business, not judged twice here.
+/// each delivered it. Tag values are [`CheckRule::TagMatchesId`]'s business, not judged twice here.
 fn judge_concurrency(
     report: &mut Report,
     v: &Validator,
@@ -172,7 +150,7 @@ fn judge_concurrency(
     let f = match (acked(a), acked(b)) {
         (false, false) => {
             report.skip(
-                Rule::ConcurrentStreams,
+                CheckRule::ConcurrentStreams,
                 format!("neither listen {a} nor {b} was acknowledged (see ack-first)"),
             );
             return;
@@ -180,7 +158,7 @@ fn judge_concurrency(
         (true, false) | (false, true) => {
             let (yes, no) = if acked(a) { (a, b) } else { (b, a) };
             Finding::fail(
-                Rule::ConcurrentStreams,
+                CheckRule::ConcurrentStreams,
                 format!(
                     "with listens {a} and {b} open at once, only {yes} was acknowledged; {no} was not"
                 ),
@@ -188,19 +166,19 @@ fn judge_concurrency(
         }
         (true, true) => match change {
             None => Finding::pass(
-                Rule::ConcurrentStreams,
+                CheckRule::ConcurrentStreams,
                 format!("listens {a} and {b} open at once, each acknowledged on its own"),
             ),
             Some(m) => match (got(a, m), got(b, m)) {
                 (true, true) => Finding::pass(
-                    Rule::ConcurrentStreams,
+                    CheckRule::ConcurrentStreams,
                     format!(
                         "listens {a} and {b} open at once: each acknowledged, each got its own {m}"
                     ),
                 ),
                 (false, false) => {
                     report.skip(
-                        Rule::ConcurrentStreams,
+                        CheckRule::ConcurrentStreams,
                         format!("neither {a} nor {b} received {m} (see acked-types-delivered)"),
                     );
                     return;
@@ -208,7 +186,7 @@ fn judge_concurrency(
                 (ga, _) => {
                     let (yes, no) = if ga { (a, b) } else { (b, a) };
                     Finding::fail(
-                        Rule::ConcurrentStreams,
+                        CheckRule::ConcurrentStreams,
                         format!(
                             "with listens {a} and {b} open at once, the change reached {yes} but not {no}"
                         ),
@@ -226,12 +204,15 @@ fn judge_watch_rules(report: &mut Report, frames: usize, streams: usize) {
         return;
     }
     for (rule, what) in [
-        (Rule::WellFormed, "every frame was one JSON-RPC message"),
         (
-            Rule::NoProgressOrMessage,
+            CheckRule::WellFormed,
+            "every frame was one JSON-RPC message",
+        ),
+        (
+            CheckRule::NoProgressOrMessage,
             "no progress or message notification on a listen stream",
         ),
-        (Rule::NoServerRequests, "no server-sent request"),
+        (CheckRule::NoServerRequests, "no server-sent request"),
     ] {
         if !report.has_failure(rule) {
             report.add(Finding::pass(

@@ -28,7 +28,7 @@ impl StdioRun {
     }
 
     /// Reads the channel until `pred` matches, the channel ends, or `dur` passes.
-    async fn pump(&mut self, dur: Duration, pred: impl Fn(&Value) -> bool) -> Option<Value> {
+    async fn pump(&mut self, dur: Duration, pred: impl Fn(&Message) -> bool) -> Option<Message> {
         let deadline = Instant::now() + dur;
         while !self.ended {
             let ev = match tokio::time::timeout_at(deadline, self.client.next()).await {
@@ -55,14 +55,14 @@ impl StdioRun {
     }
 
     /// Sends a request and waits for its response (other traffic is judged meanwhile).
-    async fn request(&mut self, method_name: &str, params: Value) -> Result<Value, String> {
+    async fn request(&mut self, method_name: &str, params: Value) -> Result<Message, String> {
         let id = RequestId::Int(self.id());
         let msg = protocol::request(&id, method_name, params);
         self.client.send(&msg).await.map_err(|e| format!("{e:#}"))?;
-        let want = id.to_value();
         let t = self.cfg.timeout;
+        // Anything without a method that names our id answers it, even a malformed response.
         self.pump(t, |m| {
-            m.get("id") == Some(&want) && m.get("method").is_none()
+            m.claimed_method().is_none() && m.claimed_id().as_ref() == Some(&id)
         })
         .await
         .ok_or_else(|| {
@@ -77,8 +77,8 @@ impl StdioRun {
         let r = self
             .request(method::TOOLS_CALL, json!({"name": name, "arguments": args}))
             .await?;
-        match r.get("result") {
-            Some(res) if res.get("isError") != Some(&Value::Bool(true)) => Ok(()),
+        match r.result() {
+            Some(_) if !r.is_tool_error() => Ok(()),
             _ => Err(format!(
                 "calling {name} got {}",
                 reply_summary(None, Some(&r))
@@ -87,9 +87,9 @@ impl StdioRun {
     }
 
     async fn listen(&mut self, id: RequestId, f: &SubscriptionFilter) -> Result<(), String> {
-        let fs = self.v.observe(&Event::ListenSent {
+        let fs = self.v.observe(&Observation::ListenSent {
             id: id.clone(),
-            filter: serde_json::to_value(f).unwrap_or(Value::Null),
+            filter: f.clone(),
         });
         self.report.extend(fs);
         self.client
@@ -108,12 +108,12 @@ impl StdioRun {
         let deadline = Instant::now() + t;
         while !ids.iter().all(|id| self.acked(id)) && Instant::now() < deadline && !self.ended {
             let left = deadline.saturating_duration_since(Instant::now());
-            self.pump(left, |m| is_method(m, method::SUBSCRIPTIONS_ACKNOWLEDGED))
+            self.pump(left, |m| m.is_method(method::SUBSCRIPTIONS_ACKNOWLEDGED))
                 .await;
         }
         for id in ids {
             if !self.acked(id) && !self.ended {
-                let fs = self.v.observe(&Event::AckTimeout {
+                let fs = self.v.observe(&Observation::AckTimeout {
                     id: id.clone(),
                     waited: t,
                 });
@@ -160,17 +160,17 @@ impl StdioRun {
             && !self.ended
         {
             let left = deadline.saturating_duration_since(Instant::now());
-            self.pump(left, |x| is_method(x, m)).await;
+            self.pump(left, |x| x.is_method(m)).await;
         }
         for (id, n) in &expected {
             self.report.add(if self.delivered(id, m) > *n {
                 Finding::pass(
-                    Rule::AckedTypesDelivered,
+                    CheckRule::AckedTypesDelivered,
                     format!("listen {id} received {m} after {cause}"),
                 )
             } else {
                 Finding::fail(
-                    Rule::AckedTypesDelivered,
+                    CheckRule::AckedTypesDelivered,
                     format!(
                         "listen {id} acknowledged it but received no {m} within {:.1} s of {cause}",
                         t.as_secs_f64()
@@ -214,7 +214,7 @@ async fn stdio_checks(cmd: &[String], client: StdioClient, cfg: Config) -> anyho
         frames: 0,
         ended: false,
     };
-    for rule in Rule::all().iter().copied().filter(|r| r.http_only()) {
+    for rule in CheckRule::all().iter().copied().filter(|r| r.http_only()) {
         run.report.skip(
             rule,
             "HTTP only: stdio has no header layer (STDIO §Request Metadata)",
@@ -239,16 +239,14 @@ async fn stdio_checks(cmd: &[String], client: StdioClient, cfg: Config) -> anyho
     let mut tools = None;
     let mut tools_error = String::new();
     match run.request(method::TOOLS_LIST, json!({})).await {
-        Ok(r) => match r.get("result") {
-            Some(res) => tools = Some(names_in(res, "tools", "name")),
+        Ok(r) => match r.result() {
+            Some(_) => tools = Some(r.listed_names("tools", "name")),
             None => tools_error = reply_summary(None, Some(&r)),
         },
         Err(e) => tools_error = e,
     }
     let resource = match run.request(method::RESOURCES_LIST, json!({})).await {
-        Ok(r) => r
-            .get("result")
-            .and_then(|res| names_in(res, "resources", "uri").into_iter().next()),
+        Ok(r) => r.listed_names("resources", "uri").into_iter().next(),
         Err(_) => None,
     };
     let cat = Catalogue {
@@ -300,7 +298,7 @@ async fn stdio_checks(cmd: &[String], client: StdioClient, cfg: Config) -> anyho
                     tools_changed = Some(method::TOOLS_LIST_CHANGED);
                     if run.delivered(&c, method::TOOLS_LIST_CHANGED) == 0 {
                         run.report.add(Finding::pass(
-                        Rule::OnlyRequestedTypes,
+                        CheckRule::OnlyRequestedTypes,
                         format!("listen {c} (prompts only) got no tools/list_changed after calling {tool}"),
                     ));
                     }
@@ -326,7 +324,7 @@ async fn stdio_checks(cmd: &[String], client: StdioClient, cfg: Config) -> anyho
                     run.pump(grace, |_| false).await;
                     if run.delivered(&b, method::PROMPTS_LIST_CHANGED) == 0 {
                         run.report.add(Finding::pass(
-                        Rule::OnlyRequestedTypes,
+                        CheckRule::OnlyRequestedTypes,
                         format!("listen {b} (tools only) got no prompts/list_changed after calling {tool}"),
                     ));
                     }
@@ -353,14 +351,14 @@ async fn stdio_checks(cmd: &[String], client: StdioClient, cfg: Config) -> anyho
                     .await;
                     run.pump(grace, |_| false).await;
                 }
-                Err(e) => run.report.skip(Rule::UpdatedHasUri, e),
+                Err(e) => run.report.skip(CheckRule::UpdatedHasUri, e),
             }
         }
         (None, _) => run.report.skip(
-            Rule::UpdatedHasUri,
+            CheckRule::UpdatedHasUri,
             "resources/list offered no resource to subscribe to",
         ),
-        (_, Err(e)) => run.report.skip(Rule::UpdatedHasUri, e),
+        (_, Err(e)) => run.report.skip(CheckRule::UpdatedHasUri, e),
     }
 
     // Client cancel on stdio: notifications/cancelled, then a change must not reach B.
@@ -368,7 +366,9 @@ async fn stdio_checks(cmd: &[String], client: StdioClient, cfg: Config) -> anyho
         (Ok(tool), true) => {
             // Whatever already arrived was sent before the cancel: judge it first.
             run.pump(Duration::ZERO, |_| false).await;
-            let fs = run.v.observe(&Event::ClientCancelled { id: b.clone() });
+            let fs = run
+                .v
+                .observe(&Observation::ClientCancelled { id: b.clone() });
             run.report.extend(fs);
             let sent = run
                 .client
@@ -377,7 +377,7 @@ async fn stdio_checks(cmd: &[String], client: StdioClient, cfg: Config) -> anyho
             if let Err(e) = sent {
                 anyhow::bail!("could not write notifications/cancelled: {e:#}");
             }
-            let had = run.report.has_failure(Rule::NothingAfterCancel);
+            let had = run.report.has_failure(CheckRule::NothingAfterCancel);
             let before = count(&run, method::TOOLS_LIST_CHANGED);
             match run.call_tool(tool, json!({})).await {
                 Ok(()) => {
@@ -389,19 +389,19 @@ async fn stdio_checks(cmd: &[String], client: StdioClient, cfg: Config) -> anyho
                     )
                     .await;
                     run.pump(grace, |_| false).await;
-                    if !had && !run.report.has_failure(Rule::NothingAfterCancel) {
+                    if !had && !run.report.has_failure(CheckRule::NothingAfterCancel) {
                         run.report.add(Finding::pass(
-                            Rule::NothingAfterCancel,
+                            CheckRule::NothingAfterCancel,
                             format!("after notifications/cancelled for {b}, calling {tool} sent nothing for it"),
                         ));
                     }
                 }
-                Err(e) => run.report.skip(Rule::NothingAfterCancel, e),
+                Err(e) => run.report.skip(CheckRule::NothingAfterCancel, e),
             }
         }
-        (Err(e), _) => run.report.skip(Rule::NothingAfterCancel, e.clone()),
+        (Err(e), _) => run.report.skip(CheckRule::NothingAfterCancel, e.clone()),
         (Ok(_), false) => run.report.skip(
-            Rule::NothingAfterCancel,
+            CheckRule::NothingAfterCancel,
             format!("listen {b} was never acknowledged"),
         ),
     }
@@ -422,7 +422,7 @@ async fn stdio_checks(cmd: &[String], client: StdioClient, cfg: Config) -> anyho
                 };
                 while !answered(&run) && Instant::now() < deadline && !run.ended {
                     let left = deadline.saturating_duration_since(Instant::now());
-                    run.pump(left, |m| m.get("result").is_some()).await;
+                    run.pump(left, |m| m.result().is_some()).await;
                 }
                 // The teardown notifications/cancelled may follow; then nothing more.
                 run.pump(grace, |_| false).await;
@@ -431,21 +431,21 @@ async fn stdio_checks(cmd: &[String], client: StdioClient, cfg: Config) -> anyho
                     if s.as_ref().is_some_and(|s| s.answered) {
                         if !run.report.findings.iter().any(|f| {
                             !f.ok
-                                && f.rule == Rule::NothingAfterResult
+                                && f.rule == CheckRule::NothingAfterResult
                                 && f.subscription.as_ref() == Some(id)
                         }) {
                             run.report.add(Finding::pass(
-                                Rule::NothingAfterResult,
+                                CheckRule::NothingAfterResult,
                                 format!("listen {id}: nothing but an optional notifications/cancelled followed the result"),
                             ));
                         }
                         run.report.add(Finding::pass(
-                            Rule::GracefulClose,
+                            CheckRule::GracefulClose,
                             format!("listen {id} ended with its result after calling {tool}"),
                         ));
                     } else {
                         run.report.add(Finding::fail(
-                            Rule::GracefulClose,
+                            CheckRule::GracefulClose,
                             format!("listen {id} got no result within {:.1} s of calling {tool} (the result is a SHOULD)", t.as_secs_f64()),
                         ));
                     }
@@ -460,7 +460,9 @@ async fn stdio_checks(cmd: &[String], client: StdioClient, cfg: Config) -> anyho
     // Polite shutdown; whatever is still open is the client's to cancel, not an abrupt end.
     for id in [&a, &c, &d] {
         if run.v.subscription(id).is_some_and(|s| s.is_open()) {
-            let fs = run.v.observe(&Event::ClientCancelled { id: id.clone() });
+            let fs = run
+                .v
+                .observe(&Observation::ClientCancelled { id: id.clone() });
             run.report.extend(fs);
         }
     }
