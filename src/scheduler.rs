@@ -1,15 +1,13 @@
-//! Scheduling: FSRS-6 (default parameters, [`fsrs`]) wrapped in learning and relearning steps,
-//! with days that turn over at 04:00 local time.
+//! Scheduling: FSRS-6 (the `fsrs` crate, default parameters) wrapped in learning and
+//! relearning steps, with days that turn over at 04:00 local time.
 //!
 //! FSRS decides *how well* a card is remembered (stability, difficulty); the steps decide *when*
 //! a card that is still being learned comes back within the day. A card graduates to day-based
 //! intervals after its last learning step, and a lapse sends it through the relearning steps.
 
 use chrono::{DateTime, Duration, Local, NaiveDate, NaiveTime, TimeZone, Utc};
+use fsrs::{FSRS, MemoryState};
 use serde::{Deserialize, Serialize};
-
-pub mod fsrs;
-use fsrs::MemoryState;
 
 use crate::grader::Rating;
 
@@ -161,6 +159,7 @@ pub fn parse_rating(s: &str) -> Option<Rating> {
 
 #[derive(Debug, Clone)]
 pub struct Scheduler {
+    fsrs: FSRS,
     pub desired_retention: f32,
     pub learning_steps: Vec<Duration>,
     pub relearning_steps: Vec<Duration>,
@@ -175,6 +174,7 @@ impl Scheduler {
             );
         }
         Ok(Scheduler {
+            fsrs: FSRS::default(),
             desired_retention,
             learning_steps: vec![Duration::minutes(1), Duration::minutes(10)],
             relearning_steps: vec![Duration::minutes(10)],
@@ -199,19 +199,21 @@ impl Scheduler {
             None => (None, 0),
         };
         // next_states only fails on non-finite input; a corrupted state restarts as new.
-        let states = fsrs::next_states(memory, elapsed, self.desired_retention)
-            .or_else(|| fsrs::next_states(None, 0, self.desired_retention));
+        let states = self
+            .fsrs
+            .next_states(memory, self.desired_retention, elapsed)
+            .or_else(|_| self.fsrs.next_states(None, self.desired_retention, 0));
         match states {
-            Some([again, hard, good, easy]) => {
+            Ok(s) => {
                 let st = match rating {
-                    Rating::Again => again,
-                    Rating::Hard => hard,
-                    Rating::Good => good,
-                    Rating::Easy => easy,
+                    Rating::Again => s.again,
+                    Rating::Hard => s.hard,
+                    Rating::Good => s.good,
+                    Rating::Easy => s.easy,
                 };
                 (st.memory, st.interval)
             }
-            None => (
+            Err(_) => (
                 MemoryState {
                     stability: fsrs::DEFAULT_PARAMETERS[0],
                     difficulty: fsrs::DEFAULT_PARAMETERS[4],
@@ -349,13 +351,13 @@ impl Scheduler {
     pub fn recall_at(&self, state: Option<&CardState>, at: DateTime<Utc>) -> f32 {
         let Some(s) = state else { return 0.0 };
         let days = (at - s.last_review).num_seconds().max(0) as f32 / 86_400.0;
-        fsrs::retrievability(
+        fsrs::current_retrievability(
             MemoryState {
                 stability: s.stability,
                 difficulty: s.difficulty,
             },
             days,
-            fsrs::DEFAULT_DECAY,
+            fsrs::FSRS6_DEFAULT_DECAY,
         )
     }
 
