@@ -25,6 +25,7 @@ mod http;
 pub mod sse;
 mod stdio;
 
+pub(crate) use bounds::FloodMeter;
 pub use bounds::{Alarm, FLOOD_FRAMES_PER_SEC, Flood, MAX_FRAME_BYTES};
 pub use http::{DEFAULT_TIMEOUT, HttpClient, ListenStream};
 pub use stdio::{StdioClient, StdioSender};

@@ -7,6 +7,7 @@
 use std::future::Future;
 use std::pin::Pin;
 
+use crate::client::FloodMeter;
 use mock_server::protocol::{Message, RequestId};
 use serde_json::Value;
 use std::time::{Duration, Instant};
@@ -61,7 +62,7 @@ pub type Receiver = tokio::sync::mpsc::Receiver<Incoming>;
 pub const QUEUE: usize = 512;
 
 /// Frames shown per stream and second at most; beyond it a server is flooding.
-pub const FRAMES_PER_SECOND: u64 = 200;
+pub const FRAMES_PER_SECOND: usize = 200;
 
 /// The channel of [`Incoming`] events the lab's loop reads.
 pub fn channel() -> (Tx, Receiver) {
@@ -73,10 +74,7 @@ pub fn channel() -> (Tx, Receiver) {
 /// flooding" at most once a second while it lasts, and once more at the end.
 pub struct FloodGuard {
     stream: Option<RequestId>,
-    started: Instant,
-    window: Instant,
-    in_window: u64,
-    frames: u64,
+    meter: FloodMeter,
     dropped: u64,
     reported: u64,
     last_note: Option<Instant>,
@@ -84,13 +82,9 @@ pub struct FloodGuard {
 
 impl FloodGuard {
     pub fn new(stream: Option<RequestId>) -> Self {
-        let now = Instant::now();
         FloodGuard {
             stream,
-            started: now,
-            window: now,
-            in_window: 0,
-            frames: 0,
+            meter: FloodMeter::with_limit(FRAMES_PER_SECOND),
             dropped: 0,
             reported: 0,
             last_note: None,
@@ -99,14 +93,8 @@ impl FloodGuard {
 
     /// Offer one frame. False when the lab is gone.
     pub fn offer(&mut self, tx: &Tx, inc: Incoming) -> bool {
-        self.frames += 1;
         let now = Instant::now();
-        if now.duration_since(self.window) >= Duration::from_secs(1) {
-            self.window = now;
-            self.in_window = 0;
-        }
-        self.in_window += 1;
-        if self.in_window > FRAMES_PER_SECOND {
+        if self.meter.tick() {
             self.dropped += 1;
         } else {
             match tx.try_send(inc) {
@@ -134,10 +122,11 @@ impl FloodGuard {
     }
 
     fn note(&self) -> Incoming {
+        let seen = self.meter.flood(0);
         Incoming::Flooding {
             stream: self.stream.clone(),
-            frames: self.frames,
-            secs: self.started.elapsed().as_secs_f64(),
+            frames: seen.frames as u64,
+            secs: seen.secs,
             dropped: self.dropped,
         }
     }
