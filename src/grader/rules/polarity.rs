@@ -297,29 +297,25 @@ pub(super) fn guarded(
 /// myth that ...", "older revisions ...", "the seed card showed ...". Such a claim reports a
 /// misconception; it does not state it.
 pub(super) fn attributed(a: &Analysis, claim: usize) -> bool {
-    const HOLDERS: &[&str] = &[
+    // Other people, by name: they may hold a view ("people think") or a habit ("people would").
+    const GROUPS: &[&str] = &[
         "people",
-        "some",
-        "many",
         "folks",
         "others",
         "colleague",
         "colleagues",
         "candidates",
-        "somebody",
-        "someone",
-        "might",
-        "would",
-        "you'd",
-        "tempting",
-        "commonly",
-        "often",
-        "usually",
-        "naive",
-        "naively",
         "newcomers",
         "beginners",
-        "they",
+        "somebody",
+        "someone",
+        "naive",
+        "sdks",
+    ];
+    // Words that introduce somebody's view, not a habit ("some think", "you'd assume").
+    const HOLDERS: &[&str] = &[
+        "some", "many", "might", "would", "you'd", "tempting", "commonly", "often", "usually",
+        "naively", "they",
     ];
     const VIEWS: &[&str] = &[
         "think", "thinks", "believe", "believes", "assume", "assumes", "expect", "expects", "say",
@@ -394,19 +390,6 @@ pub(super) fn attributed(a: &Analysis, claim: usize) -> bool {
                 && matches!(p[1], "seen" | "heard" | "met" | "read")
         });
     // "A lot of people would just carry on", "a naive client would": what others do.
-    const GROUPS: &[&str] = &[
-        "people",
-        "folks",
-        "others",
-        "colleagues",
-        "candidates",
-        "newcomers",
-        "beginners",
-        "somebody",
-        "someone",
-        "naive",
-        "sdks",
-    ];
     let habit = words.iter().enumerate().any(|(i, w)| {
         GROUPS.contains(w)
             && words[i + 1..]
@@ -415,7 +398,8 @@ pub(super) fn attributed(a: &Analysis, claim: usize) -> bool {
                 .any(|v| matches!(*v, "would" | "tend" | "often" | "usually" | "will"))
     });
     let held = words.iter().enumerate().any(|(i, w)| {
-        HOLDERS.contains(w) && words[i + 1..].iter().take(4).any(|v| VIEWS.contains(v))
+        (GROUPS.contains(w) || HOLDERS.contains(w))
+            && words[i + 1..].iter().take(4).any(|v| VIEWS.contains(v))
     });
     marked || held || habit
 }
