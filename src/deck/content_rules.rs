@@ -7,7 +7,9 @@
 //! - right answers of choice cards do not pile up on one letter (options are shown shuffled, but
 //!   `grade`, exports and printed decks show the file's order, and a learner notices a pattern);
 //! - a choice card's answer text does not name letters, which mean nothing once shuffled;
-//! - every fact a card lists is one it tests (`facts_tested`).
+//! - every fact a card lists is one it tests (`facts_tested`);
+//! - every key point and card red flag has a stable name (`ack-first`, not `p1`): the graded
+//!   corpus and the review log refer to them, and a position changes when a point is inserted.
 
 use super::locate::Locator;
 use super::{Deck, DeckError};
@@ -29,6 +31,7 @@ pub fn check(deck: &Deck, text: &str) -> Vec<DeckError> {
         references(&loc, i, card, &mut errors);
         ladder(&loc, i, card, &mut errors);
         letter_answer(&loc, i, card, &mut errors);
+        stable_ids(&loc, i, card, &mut errors);
         super::facts_tested::check(&loc, i, card, &mut errors);
     }
     if let Some(e) = position_bias(deck, &loc) {
@@ -78,6 +81,29 @@ fn ladder(loc: &Locator<'_>, i: usize, card: &Card, errors: &mut Vec<DeckError>)
                 card.id,
                 LADDER_RUNGS.start(),
                 LADDER_RUNGS.end()
+            ),
+        ));
+    }
+}
+
+/// `p3`, `f2`: the ids the loader gives a point or flag written without one.
+pub fn is_positional(id: &str) -> bool {
+    let mut c = id.chars();
+    matches!(c.next(), Some('p' | 'f'))
+        && !c.as_str().is_empty()
+        && c.all(|d| d.is_ascii_digit())
+}
+
+fn stable_ids(loc: &Locator<'_>, i: usize, card: &Card, errors: &mut Vec<DeckError>) {
+    let points = card.points.iter().map(|p| ("key point", &p.id, &p.label));
+    let flags = card.red_flags.iter().map(|f| ("red flag", &f.id, &f.label));
+    for (what, id, label) in points.chain(flags).filter(|(_, id, _)| is_positional(id)) {
+        errors.push(loc.label(
+            i,
+            label,
+            format!(
+                "{what} \"{label}\" of card `{}` has no stable name (it would be `{id}` by position, which changes when a point is inserted): add `id = \"…\"`, a short name for the idea such as `ack-first`",
+                card.id
             ),
         ));
     }

@@ -56,16 +56,16 @@ fn check_names_every_problem_with_file_line_and_column() {
     for expected in [
         format!("{f}:10:1: card `one` has follow-up `nowhere`"),
         format!("{f}:9:1: card `one` cites fact 61"),
-        format!("{f}:17:1: required point \"has no rule\" of card `one` has no match rule"),
-        format!("{f}:21:1: duplicate card id `one` (first used on line 6)"),
-        format!("{f}:25:1: choice card `one` has no correct option"),
-        format!("{f}:32:1: order card `order-short` needs at least two `items`"),
-        format!("{f}:38:1: cloze text of card `cloze-none` has no `{{{{…}}}}` blank"),
-        format!("{f}:48:1: card `bug-out` has bug_line = 5, but its transcript has 2 lines"),
-        format!("{f}:70:1: red flag \"no rules\" of card `flagless` has no match rule"),
-        format!("{f}:70:1: red flag \"no rules\" of card `flagless` has an empty `correction`"),
+        format!("{f}:18:1: required point \"has no rule\" of card `one` has no match rule"),
+        format!("{f}:22:1: duplicate card id `one` (first used on line 6)"),
+        format!("{f}:26:1: choice card `one` has no correct option"),
+        format!("{f}:33:1: order card `order-short` needs at least two `items`"),
+        format!("{f}:39:1: cloze text of card `cloze-none` has no `{{{{…}}}}` blank"),
+        format!("{f}:49:1: card `bug-out` has bug_line = 5, but its transcript has 2 lines"),
+        format!("{f}:73:1: red flag \"no rules\" of card `flagless` has no match rule"),
+        format!("{f}:73:1: red flag \"no rules\" of card `flagless` has an empty `correction`"),
         format!(
-            "{f}:79:1: card `stray-choices` is a recall card but has `choices`, which only choice cards use"
+            "{f}:82:1: card `stray-choices` is a recall card but has `choices`, which only choice cards use"
         ),
         "tests/fixtures/decks/broken/syntax.toml:8:25: invalid basic string".to_string(),
         "tests/fixtures/decks/broken/unknown-field.toml:9:1: unknown field `qeustion_extra`"
