@@ -89,9 +89,7 @@ fn ladder(loc: &Locator<'_>, i: usize, card: &Card, errors: &mut Vec<DeckError>)
 /// `p3`, `f2`: the ids the loader gives a point or flag written without one.
 pub fn is_positional(id: &str) -> bool {
     let mut c = id.chars();
-    matches!(c.next(), Some('p' | 'f'))
-        && !c.as_str().is_empty()
-        && c.all(|d| d.is_ascii_digit())
+    matches!(c.next(), Some('p' | 'f')) && !c.as_str().is_empty() && c.all(|d| d.is_ascii_digit())
 }
 
 fn stable_ids(loc: &Locator<'_>, i: usize, card: &Card, errors: &mut Vec<DeckError>) {
