@@ -12,6 +12,7 @@ pub mod eval;
 pub mod eval_report;
 pub mod global;
 pub mod grader;
+pub mod judge;
 pub(crate) mod kinds;
 pub mod lab;
 pub mod paths;

@@ -19,3 +19,15 @@ pub fn data_dir(explicit: Option<&Path>) -> anyhow::Result<PathBuf> {
 pub fn user_decks_dir() -> Option<PathBuf> {
     dirs::config_dir().map(|d| d.join("mcp-tutor").join("decks"))
 }
+
+/// The settings file, `config.toml` in mcp-tutor's config folder (e.g.
+/// `~/.config/mcp-tutor/config.toml`); read when it exists, never written.
+pub fn config_file() -> Option<PathBuf> {
+    dirs::config_dir().map(|d| d.join("mcp-tutor").join("config.toml"))
+}
+
+/// Where the learner's disputed verdicts are kept as a graded-answer corpus, one file per deck
+/// (`DIR/DECK.toml`), readable by `decks eval --answers DIR`.
+pub fn disputes_dir(data_dir: &Path) -> PathBuf {
+    data_dir.join("disputes")
+}

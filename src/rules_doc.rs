@@ -136,6 +136,19 @@ impl RulesDoc {
         self.rules.iter().find(|r| r.id == id)
     }
 
+    /// The rules behind `card` (what `mcp-tutor why DECK/CARD` prints): they share a fact with
+    /// it, or the card cites them.
+    pub fn rules_for(&self, card: &crate::card::Card) -> Vec<&RuleEntry> {
+        self.rules
+            .iter()
+            .filter(|r| {
+                let cite = format!("{PATH}#{}", r.id);
+                r.facts.iter().any(|f| card.facts.contains(f))
+                    || card.spec.iter().any(|s| s.contains(&cite))
+            })
+            .collect()
+    }
+
     /// The address of the first place `reference` points to, when it resolves.
     pub fn url_of(&self, reference: &str) -> Option<String> {
         self.resolve(reference).ok()?.into_iter().next()

@@ -33,18 +33,6 @@ fn cards_for<'a>(rule: &RuleEntry, lib: &'a Library) -> Vec<(String, &'a Card)> 
         .collect()
 }
 
-/// Rules behind `card`: they share a fact with it or the card cites them.
-fn rules_for<'a>(card: &Card, doc: &'a RulesDoc) -> Vec<&'a RuleEntry> {
-    doc.rules
-        .iter()
-        .filter(|r| {
-            let cite = format!("{}#{}", rules_doc::PATH, r.id);
-            r.facts.iter().any(|f| card.facts.contains(f))
-                || card.spec.iter().any(|s| s.contains(&cite))
-        })
-        .collect()
-}
-
 fn print_rule(rule: &RuleEntry, lib: &Library) {
     println!("{}  [{}]", rule.id, rule.keyword);
     println!("  {}", rule.text);
@@ -92,7 +80,7 @@ fn print_card(key: &str, card: &Card, doc: &RulesDoc) {
             }
         }
     }
-    let rules = rules_for(card, doc);
+    let rules = doc.rules_for(card);
     if rules.is_empty() {
         println!("  rules: none listed in {}", rules_doc::PATH);
     } else {

@@ -373,17 +373,28 @@ fn near_misses<'a>(
 }
 
 fn finish(card: String, parts: Parts) -> Grade {
-    let required = parts.points.iter().filter(|p| p.required).count();
-    let required_hit = parts.points.iter().filter(|p| p.required && p.hit).count();
-    let weight = |p: &PointResult| if p.required { 2.0 } else { 1.0 };
-    let total: f32 = parts.points.iter().map(weight).sum();
-    let got: f32 = parts.points.iter().filter(|p| p.hit).map(weight).sum();
-    let base = if total > 0.0 { got / total } else { 1.0 };
-    let score = (base - 0.25 * parts.red_flags.len() as f32).clamp(0.0, 1.0);
-    // A fair interviewer fails a stated misconception whatever else is right, passes an answer
-    // with every required point, and calls one that is right as far as it goes partial.
-    let any_hit = parts.points.iter().any(|p| p.hit);
-    let verdict = if !parts.red_flags.is_empty() {
+    let verdict = verdict_for(&parts.points, parts.red_flags.len());
+    Grade {
+        card,
+        verdict,
+        score: score_for(&parts.points, parts.red_flags.len()),
+        points: parts.points,
+        red_flags: parts.red_flags,
+        near_misses: parts.near_misses,
+        suggested_rating: rating_for(verdict),
+        truncated: false,
+    }
+}
+
+/// The verdict rule (README, "Verdict"), from the points decided and the misconceptions stated:
+/// a fair interviewer fails a stated misconception whatever else is right, passes an answer
+/// with every required point, and calls one that is right as far as it goes partial. Public so
+/// that a second opinion (the model judge) is held to the same rule.
+pub fn verdict_for(points: &[PointResult], red_flags: usize) -> Verdict {
+    let required = points.iter().filter(|p| p.required).count();
+    let required_hit = points.iter().filter(|p| p.required && p.hit).count();
+    let any_hit = points.iter().any(|p| p.hit);
+    if red_flags > 0 {
         Verdict::Fail
     } else if required_hit == required && (required > 0 || any_hit) {
         Verdict::Pass
@@ -391,17 +402,23 @@ fn finish(card: String, parts: Parts) -> Grade {
         Verdict::Partial
     } else {
         Verdict::Fail
-    };
-    Grade {
-        card,
-        verdict,
-        score,
-        points: parts.points,
-        red_flags: parts.red_flags,
-        near_misses: parts.near_misses,
-        suggested_rating: rating_for(verdict),
-        truncated: false,
     }
+}
+
+/// 0..=1: weighted share of key points hit (required points count double), minus a quarter per
+/// red flag.
+pub fn score_for(points: &[PointResult], red_flags: usize) -> f32 {
+    let weight = |p: &PointResult| if p.required { 2.0 } else { 1.0 };
+    let total: f32 = points.iter().map(weight).sum();
+    let got: f32 = points.iter().filter(|p| p.hit).map(weight).sum();
+    let base = if total > 0.0 { got / total } else { 1.0 };
+    (base - 0.25 * red_flags as f32).clamp(0.0, 1.0)
+}
+
+/// The grader's normalisation of a text (Unicode NFKC, typographic quotes and dashes folded,
+/// case kept): what a quote from an answer is compared in.
+pub fn normalise(text: &str) -> String {
+    Analysis::new(text).norm
 }
 
 /// fail → again, partial → hard, pass → good. The quiz may move it (easy for a fast pass,

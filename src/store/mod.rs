@@ -7,6 +7,7 @@
 //! transaction, so two sessions at once can interleave but never lose or corrupt a review.
 //! `undo` does not delete: it appends the review's id to `undone`.
 
+mod judge;
 mod open;
 
 use std::collections::HashMap;
@@ -15,6 +16,7 @@ use std::path::{Path, PathBuf};
 use chrono::{DateTime, TimeZone, Utc};
 use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior, params};
 
+pub use judge::{Dispute, JudgeCounts, JudgementKey};
 pub use open::{LOCK_WAIT, Problem, SCHEMA_VERSION, StoreError, is_locked};
 use serde::Serialize;
 
@@ -546,6 +548,7 @@ impl Store {
         let tx = self.begin()?;
         let mut n = 0;
         for card in cards {
+            Store::forget_judged(&tx, card)?;
             tx.execute(
                 "DELETE FROM undone WHERE review_id IN (SELECT id FROM reviews WHERE card = ?1)",
                 [card],

@@ -13,8 +13,8 @@ use rusqlite::{Connection, ErrorCode, OpenFlags, TransactionBehavior};
 use super::DB_FILE;
 
 /// The layout version written to SQLite's `user_version`. Version 0 is a store made before
-/// versioning, with the same tables.
-pub const SCHEMA_VERSION: i64 = 1;
+/// versioning, with the same tables as version 1.
+pub const SCHEMA_VERSION: i64 = 2;
 
 /// How long a writer waits for another process's lock before reporting it.
 pub const LOCK_WAIT: Duration = Duration::from_secs(10);
@@ -69,6 +69,8 @@ CREATE TABLE IF NOT EXISTS settings (
 const MIGRATIONS: [&str; SCHEMA_VERSION as usize] = [
     // 0 → 1: versioning begins; the tables are those of the unversioned store.
     SCHEMA,
+    // 1 → 2: the model judge's cached judgements and the learner's disputed verdicts.
+    super::judge::TABLES,
 ];
 
 /// What went wrong with the store, so callers can react (the quiz waits on `Locked`).
@@ -385,11 +387,19 @@ fn columns(conn: &Connection, table: &str) -> rusqlite::Result<Vec<Column>> {
     rows.collect()
 }
 
-/// Compare every table with the layout this build creates, before any question is asked.
+/// Compare every table with the layout this build creates at the store's version, before any
+/// question is asked (a store opened read-only is read at its own version, never migrated).
 fn verify(conn: &Connection, path: &Path) -> anyhow::Result<()> {
     let ex = |e| explain(e, path, "checking its layout");
+    let version = user_version(conn).map_err(ex)?.clamp(1, SCHEMA_VERSION);
     let reference = Connection::open_in_memory().map_err(ex)?;
-    reference.execute_batch(SCHEMA).map_err(ex)?;
+    for step in &MIGRATIONS[..version as usize] {
+        reference.execute_batch(step).map_err(ex)?;
+    }
+    let tables: Vec<String> = reference
+        .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY rowid")
+        .and_then(|mut s| s.query_map([], |r| r.get(0))?.collect())
+        .map_err(ex)?;
     let p = path.display();
     let changed = |what: String| {
         fail(
@@ -399,7 +409,7 @@ fn verify(conn: &Connection, path: &Path) -> anyhow::Result<()> {
             ),
         )
     };
-    for table in ["reviews", "undone", "card_state", "settings"] {
+    for table in tables.iter().map(String::as_str) {
         let want = columns(&reference, table).map_err(ex)?;
         let have = columns(conn, table).map_err(ex)?;
         if have.is_empty() {
