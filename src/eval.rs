@@ -43,9 +43,28 @@ pub struct GradedAnswer {
     /// An exact identifier written almost right, as the answer writes it.
     #[serde(default)]
     pub near_miss: Option<String>,
+    /// In a disputes file (`quiz`, `!` at the rating prompt): the verdict mcp-tutor gave; the
+    /// learner's own is `verdict`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub graded: Option<Verdict>,
 }
 
 impl GradedAnswer {
+    /// An answer whose verdict the learner disputed: their verdict, and the one given. Points
+    /// and flags are left for the deck's author to fill in.
+    pub fn disputed(card: &str, text: &str, learner: Verdict, graded: Verdict) -> GradedAnswer {
+        GradedAnswer {
+            card: card.to_string(),
+            text: text.to_string(),
+            verdict: learner,
+            points: Vec::new(),
+            flags: Vec::new(),
+            other: None,
+            near_miss: None,
+            graded: Some(graded),
+        }
+    }
+
     /// Whether the answer states a misconception at all.
     pub fn misconceived(&self) -> bool {
         !self.flags.is_empty() || self.other.is_some()
@@ -268,9 +287,27 @@ fn ratio(a: usize, b: usize) -> f64 {
     if b == 0 { 1.0 } else { a as f64 / b as f64 }
 }
 
+/// How a model judge fared over the corpus (`decks eval --judge`).
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct JudgeRun {
+    pub model: String,
+    pub answers: usize,
+    /// Judged answers whose verdict the rules share.
+    pub agreed_with_rules: usize,
+    /// Read from the store: not sent again.
+    pub stored: usize,
+    /// Items of replies not believed (a quote not in the answer, a near-miss identifier).
+    pub dropped: usize,
+    /// Answers left to the rules, by reason.
+    pub fallbacks: BTreeMap<String, usize>,
+}
+
 /// The whole evaluation.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct Report {
+    /// Set when a model judge graded the corpus (its verdicts are the ones counted).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub judge: Option<JudgeRun>,
     pub tuned: Tally,
     pub held_out: Tally,
     /// Per `DECK/CARD`: the tuned and held-out tallies.
@@ -291,6 +328,19 @@ impl Report {
 
 /// Grade every corpus answer (only those of `only`, a `DECK/CARD`, when given).
 pub fn evaluate(lib: &Library, corpus: &Corpus, only: Option<&str>) -> Report {
+    evaluate_with(lib, corpus, only, &mut |_, card, text| {
+        grader::grade(card, text)
+    })
+}
+
+/// [`evaluate`] with another grader (`decks eval --judge`: the rules, then the model judge),
+/// called with the answer's `DECK/CARD`, its card and its text.
+pub fn evaluate_with(
+    lib: &Library,
+    corpus: &Corpus,
+    only: Option<&str>,
+    grade: &mut dyn FnMut(&str, &crate::card::Card, &str) -> grader::Grade,
+) -> Report {
     let mut r = Report {
         problems: corpus.errors.clone(),
         ..Report::default()
@@ -331,7 +381,7 @@ pub fn evaluate(lib: &Library, corpus: &Corpus, only: Option<&str>) -> Report {
                 ),
             });
         }
-        let g = grader::grade(card, &e.answer.text);
+        let g = grade(&key, card, &e.answer.text);
         let raised: Vec<String> = g.red_flags.iter().map(|f| f.id.clone()).collect();
         let credited: Vec<String> = g
             .points
@@ -405,6 +455,50 @@ fn join<'a>(items: impl Iterator<Item = &'a str>) -> String {
     } else {
         v.join(", ")
     }
+}
+
+/// Append `entry` to the disputes corpus `dir/DECK.toml` (created with a header saying what it
+/// is), after a comment line `note`; returns the file.
+pub fn append_dispute(
+    dir: &Path,
+    deck: &str,
+    entry: &GradedAnswer,
+    note: &str,
+) -> anyhow::Result<std::path::PathBuf> {
+    use anyhow::Context;
+    use std::io::Write;
+    std::fs::create_dir_all(dir)
+        .with_context(|| format!("cannot create the disputes folder {}", dir.display()))?;
+    let path = dir.join(format!("{deck}.toml"));
+    let mut out = String::new();
+    if !path.exists() {
+        out.push_str(&format!(
+            "# Answers to deck `{deck}` whose verdict you disputed in `mcp-tutor quiz` (`!` at the rating\n\
+             # prompt): `verdict` is yours, `graded` the one given. A graded-answer corpus: grade it with\n\
+             # `mcp-tutor decks eval --answers {}`; to make an entry part of the shipped corpus, add the\n\
+             # points it earns and the flags it states, and move it to decks/answers/{deck}.toml.\n",
+            dir.display()
+        ));
+    }
+    let q = |s: &str| toml::Value::String(s.to_string()).to_string();
+    out.push_str(&format!(
+        "\n# {}\n[[answers]]\ncard = {}\ntext = {}\nverdict = {}\n",
+        note.replace('\n', " "),
+        q(&entry.card),
+        q(&entry.text),
+        q(entry.verdict.name())
+    ));
+    if let Some(g) = entry.graded {
+        out.push_str(&format!("graded = {}\n", q(g.name())));
+    }
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+        .with_context(|| format!("cannot write the disputes file {}", path.display()))?;
+    f.write_all(out.as_bytes())
+        .with_context(|| format!("cannot write the disputes file {}", path.display()))?;
+    Ok(path)
 }
 
 /// The tuned answers the grader is known to misjudge today (`decks/answers/known-disagreements.txt`):

@@ -79,6 +79,28 @@ pub fn render(r: &Report, show: Show) -> String {
     out.push('\n');
     out.push_str(&summary("tuned", &r.tuned));
     out.push_str(&summary("held out", &r.held_out));
+    if let Some(j) = &r.judge {
+        let fell: Vec<String> = j
+            .fallbacks
+            .iter()
+            .map(|(k, n)| format!("{k} {n}"))
+            .collect();
+        let _ = writeln!(
+            out,
+            "judge     {}: the verdicts above are the judge's, held to the rules; it agreed with the rules on {} of {} answers; {} item(s) of its replies not believed; {} answer(s) left to the rules{}; {} read from the store, not sent again",
+            j.model,
+            j.agreed_with_rules,
+            j.answers,
+            j.dropped,
+            j.fallbacks.values().sum::<usize>(),
+            if fell.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", fell.join(", "))
+            },
+            j.stored
+        );
+    }
     if show != Show::None {
         let parts: &[Part] = if show == Show::All {
             &[Part::Tuned, Part::HeldOut]

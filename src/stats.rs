@@ -116,6 +116,20 @@ pub struct Readiness {
     pub at_risk: Vec<String>,
 }
 
+/// How often the learner disputed a card's verdict (`!` in the quiz).
+#[derive(Debug, Serialize)]
+pub struct CardDisputes {
+    pub card: String,
+    pub disputes: usize,
+}
+
+/// Reviews rated on a model judge's verdict.
+#[derive(Debug, Serialize, Default)]
+pub struct Judged {
+    pub answers: usize,
+    pub agreed_with_rules: usize,
+}
+
 #[derive(Debug, Serialize)]
 pub struct Stats {
     pub now: DateTime<Utc>,
@@ -133,6 +147,9 @@ pub struct Stats {
     pub recurring_red_flags: Vec<FlagCount>,
     pub answer_times: Times,
     pub exam: Option<Readiness>,
+    /// Cards whose verdict was disputed, most disputed first.
+    pub disputes: Vec<CardDisputes>,
+    pub judged: Judged,
 }
 
 /// Replay the log: each card's state now, and how reviews of graduated cards went.
@@ -360,7 +377,19 @@ pub fn compute(
         }
     });
 
+    let judge_counts = store.judge_counts()?;
+    let mut disputes: Vec<CardDisputes> = judge_counts
+        .disputes
+        .into_iter()
+        .map(|(card, disputes)| CardDisputes { card, disputes })
+        .collect();
+    disputes.sort_by(|a, b| b.disputes.cmp(&a.disputes).then(a.card.cmp(&b.card)));
     Ok(Stats {
+        disputes,
+        judged: Judged {
+            answers: judge_counts.judged,
+            agreed_with_rules: judge_counts.agreed,
+        },
         now,
         desired_retention: sched.desired_retention,
         cards_known: known.len(),
@@ -507,6 +536,24 @@ fn render(s: &Stats, plain: bool, width: usize) -> String {
                 );
             }
         }
+    }
+    if s.judged.answers > 0 {
+        println!(
+            "Model judge: {} answers rated on its verdict; it agreed with the rules on {}",
+            s.judged.answers, s.judged.agreed_with_rules
+        );
+    }
+    if !s.disputes.is_empty() {
+        head!("Verdicts you disputed");
+        for d in &s.disputes {
+            println!("  {}× {}", d.disputes, d.card);
+        }
+        println!(
+            "  {}",
+            dim(
+                "(the answers are kept in the disputes folder of your data directory; `mcp-tutor decks eval --answers DIR` grades them)"
+            )
+        );
     }
     if let Some(e) = &s.exam {
         head!(&format!("Readiness for {}", e.date));

@@ -57,7 +57,7 @@ pub enum DecksCommand {
         misconception, misconceptions that passed, and near misses not reported. `decks check` \
         fails on any tuned disagreement not listed in decks/answers/known-disagreements.txt (a \
         regression), and on a listed one that is now graded right.",
-        after_help = "Examples:\n  mcp-tutor decks eval\n  mcp-tutor decks eval --card subscriptions/listen-first-message --show\n  mcp-tutor decks eval --json | jq .held_out"
+        after_help = "Examples:\n  mcp-tutor decks eval\n  mcp-tutor decks eval --card subscriptions/listen-first-message --show\n  mcp-tutor decks eval --json | jq .held_out\n  mcp-tutor decks eval --judge http://localhost:11434/v1 --judge-model llama3.1:8b\n  mcp-tutor decks eval --answers ~/.local/share/mcp-tutor/disputes   (your disputed verdicts)"
     )]
     Eval {
         /// Only this card (DECK/CARD).
@@ -81,6 +81,10 @@ pub enum DecksCommand {
         /// tuned disagreements.
         #[arg(long)]
         write_known: bool,
+        /// Grade through a model judge (`--judge URL`), to see how far to trust it: every
+        /// answer's rubric and text is sent there (each once: judgements are kept in the store).
+        #[command(flatten)]
+        judge: crate::judge::JudgeArgs,
     },
     /// Print all decks as JSON (for tools), a Markdown study sheet, or a file for Anki's importer.
     Export {
@@ -109,6 +113,7 @@ pub fn run(args: Args, g: &Global) -> anyhow::Result<ExitCode> {
             json,
             answers,
             write_known,
+            judge,
         } => eval_cmd(
             g,
             card.as_deref(),
@@ -116,6 +121,7 @@ pub fn run(args: Args, g: &Global) -> anyhow::Result<ExitCode> {
             json,
             answers.as_deref(),
             write_known,
+            &judge,
         ),
         DecksCommand::Export { format } => {
             let lib = Library::load(&g.deck_dirs);
@@ -350,6 +356,7 @@ fn eval_cmd(
     json: bool,
     answers: Option<&std::path::Path>,
     write_known: bool,
+    judge: &crate::judge::JudgeArgs,
 ) -> anyhow::Result<ExitCode> {
     let lib = Library::load(&g.deck_dirs);
     warn_errors(&lib.errors);
@@ -362,7 +369,14 @@ fn eval_cmd(
         Some(dir) => eval::Corpus::from_dir(dir),
         None => eval::Corpus::embedded(),
     };
-    let mut report = eval::evaluate(&lib, &corpus, card);
+    let judge = crate::judge::Judge::from_args(judge, crate::judge::Scope::FlagOnly)?;
+    if judge.is_some() && write_known {
+        bail!("--write-known records the rules' disagreements: run it without --judge");
+    }
+    let mut report = match &judge {
+        None => eval::evaluate(&lib, &corpus, card),
+        Some(j) => judged_eval(g, j, &lib, &corpus, card)?,
+    };
     if write_known {
         let path = std::path::Path::new("decks").join(eval::KNOWN_FILE);
         if !path.parent().is_some_and(std::path::Path::is_dir) {
@@ -391,6 +405,74 @@ fn eval_cmd(
     } else {
         ExitCode::from(1)
     })
+}
+
+/// `decks eval --judge`: every answer graded by the rules, then by the judge (each sent once:
+/// what it says is kept in the store), and counted on the judge's final verdict.
+fn judged_eval(
+    g: &Global,
+    judge: &crate::judge::Judge,
+    lib: &Library,
+    corpus: &eval::Corpus,
+    card: Option<&str>,
+) -> anyhow::Result<eval::Report> {
+    use std::io::IsTerminal;
+    let store = crate::store::Store::open(&crate::paths::data_dir(g.data_dir.as_deref())?)?;
+    let total = corpus
+        .entries
+        .iter()
+        .filter(|e| card.is_none_or(|c| c == e.key() || c == e.answer.card))
+        .count();
+    let progress = std::io::stderr().is_terminal();
+    let mut run = eval::JudgeRun {
+        model: judge.settings.model.clone(),
+        ..eval::JudgeRun::default()
+    };
+    let mut report = eval::evaluate_with(lib, corpus, card, &mut |key, c, text| {
+        let rules = crate::grader::grade(c, text);
+        if progress {
+            eprint!("\rjudging {} of {total} answers…", run.answers + 1);
+        }
+        let j = judge.judge(
+            Some(&store),
+            key,
+            c,
+            text,
+            &rules,
+            crate::judge::Wait::quiet(&mut |_| {}),
+        );
+        run.answers += 1;
+        run.stored += usize::from(j.cached);
+        run.dropped += j.dropped.len();
+        run.agreed_with_rules += usize::from(j.agreed_with_rules == Some(true));
+        if let Some(f) = &j.failure {
+            *run.fallbacks
+                .entry(fallback_kind(f).to_string())
+                .or_default() += 1;
+        }
+        j.apply(&rules)
+    });
+    if progress {
+        eprint!("\r\x1b[2K");
+    }
+    report.judge = Some(run);
+    Ok(report)
+}
+
+/// A fallback's reason, without its details, for counting.
+fn fallback_kind(f: &crate::judge::Failure) -> &'static str {
+    use crate::judge::Failure;
+    match f {
+        Failure::NotFreeText => "not free text",
+        Failure::NoAnswer => "no answer",
+        Failure::Timeout(_) => "timeout",
+        Failure::Connect(_) => "unreachable",
+        Failure::Http { .. } => "HTTP error",
+        Failure::Oversized => "oversized",
+        Failure::Refused(_) => "refused",
+        Failure::Malformed(_) => "malformed",
+        Failure::Cancelled => "cancelled",
+    }
 }
 
 /// The deck file's text, to locate self-test failures: the file on disk when there is one

@@ -1,6 +1,6 @@
 //! `mcp-tutor grade DECK/CARD [ANSWER]`: grade one answer and print the checklist.
 
-use std::io::Read;
+use std::io::{IsTerminal, Read};
 use std::process::ExitCode;
 
 use anyhow::{Context, bail};
@@ -8,12 +8,17 @@ use anyhow::{Context, bail};
 use crate::deck::Library;
 use crate::global::Global;
 use crate::grader::{self, Grade};
+use crate::judge::{Judge, Scope, Wait};
+use crate::store::Store;
 
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:\n  \
     mcp-tutor grade subscriptions/listen-first-message \"The server MUST first send notifications/subscriptions/acknowledged ...\"\n  \
-    echo \"b, c\" | mcp-tutor grade subscriptions/some-choice-card --json\n\n\
-    Exits 0 whatever the verdict; non-zero only for an unknown card or unreadable input.")]
+    echo \"b, c\" | mcp-tutor grade subscriptions/some-choice-card --json\n  \
+    mcp-tutor grade subscriptions/listen-first-message \"...\" --judge http://localhost:11434/v1 --judge-model llama3.1:8b\n  \
+    mcp-tutor grade subscriptions/listen-first-message \"...\" --judge-prompt\n\n\
+    Exits 0 whatever the verdict, and whatever becomes of the judge; non-zero only for an unknown\n\
+    card, unreadable input or a judge set up wrong (no model, a URL that is not one).")]
 pub struct Args {
     /// The card, as DECK/CARD (see `mcp-tutor decks list`).
     pub card: String,
@@ -24,6 +29,11 @@ pub struct Args {
     /// Print the grade as JSON instead of a checklist.
     #[arg(long)]
     pub json: bool,
+    #[command(flatten)]
+    pub judge: crate::judge::JudgeArgs,
+    /// Print the exact request body the judge would be sent for this answer, and send nothing.
+    #[arg(long)]
+    pub judge_prompt: bool,
 }
 
 pub fn run(args: Args, g: &Global) -> anyhow::Result<ExitCode> {
@@ -44,6 +54,8 @@ pub fn run(args: Args, g: &Global) -> anyhow::Result<ExitCode> {
     };
     let answer = match args.answer {
         Some(a) => a,
+        // Inspecting the prompt needs no answer typed at a terminal.
+        None if args.judge_prompt && std::io::stdin().is_terminal() => String::new(),
         None => {
             let mut s = String::new();
             std::io::stdin()
@@ -52,12 +64,69 @@ pub fn run(args: Args, g: &Global) -> anyhow::Result<ExitCode> {
             s
         }
     };
-    let grade = grader::grade_in(deck.key(card), card, &answer);
+    let key = deck.key(card);
+    if args.judge_prompt {
+        return print_prompt(&args.judge, &key, card, &answer);
+    }
+    let grade = grader::grade_in(key.clone(), card, &answer);
+    let Some(judge) = Judge::from_args(&args.judge, Scope::Learner)? else {
+        if args.json {
+            println!("{}", serde_json::to_string_pretty(&grade)?);
+        } else {
+            print!("{}", render(&grade));
+        }
+        return Ok(ExitCode::SUCCESS);
+    };
+    let store = match crate::paths::data_dir(g.data_dir.as_deref()).and_then(|d| Store::open(&d)) {
+        Ok(s) => Some(s),
+        Err(e) => {
+            eprintln!("note: the judgement will not be kept, so the next grading asks again: {e}");
+            None
+        }
+    };
+    let j = judge.judge(
+        store.as_ref(),
+        &key,
+        card,
+        &answer,
+        &grade,
+        Wait::quiet(&mut |_| {}),
+    );
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&grade)?);
+        let mut v = serde_json::to_value(&grade)?;
+        v["judge"] = serde_json::to_value(&j)?;
+        v["final_verdict"] = serde_json::to_value(j.final_verdict())?;
+        println!("{}", serde_json::to_string_pretty(&v)?);
     } else {
         print!("{}", render(&grade));
+        let (plain, width) = (crate::term::plain(), crate::term::width());
+        for l in crate::judge::render::lines(&j, &grade, plain, width, false) {
+            println!("{l}");
+        }
     }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `--judge-prompt`: the body as it would be sent (the model named as configured).
+fn print_prompt(
+    args: &crate::judge::JudgeArgs,
+    key: &str,
+    card: &crate::card::Card,
+    answer: &str,
+) -> anyhow::Result<ExitCode> {
+    let named = crate::judge::config::model_named(args, crate::paths::config_file())?;
+    let model = named.unwrap_or_else(|| {
+        eprintln!("note: no judge model is set (--judge-model NAME): the body names it MODEL");
+        "MODEL".to_string()
+    });
+    if !crate::judge::request::judges(card.kind) {
+        eprintln!(
+            "note: the judge is never asked about {} cards: the rules grade them exactly",
+            card.kind_name()
+        );
+    }
+    let req = crate::judge::request::build(key, card, answer, &model);
+    println!("{}", serde_json::to_string_pretty(&req.body)?);
     Ok(ExitCode::SUCCESS)
 }
 

@@ -189,6 +189,18 @@ pub fn resolve(
     }))
 }
 
+/// The model a request would name (flag, environment, config file), judge on or not: for
+/// `grade --judge-prompt`, which sends nothing.
+pub fn model_named(args: &JudgeArgs, config: Option<PathBuf>) -> anyhow::Result<Option<String>> {
+    let (file, _) = from_file(config.as_deref())?;
+    Ok(args
+        .judge_model
+        .clone()
+        .filter(|m| !m.trim().is_empty())
+        .or_else(|| env(MODEL_ENV))
+        .or(file.model))
+}
+
 /// `{URL}/chat/completions`; a URL that already ends there is taken as it is.
 fn endpoint(url: &str, from: &str) -> anyhow::Result<reqwest::Url> {
     let trimmed = url.trim().trim_end_matches('/');

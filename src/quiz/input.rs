@@ -213,7 +213,8 @@ impl TtyInput {
             plain,
         }));
         let one_key = Arc::new(Mutex::new(OneKeyState::default()));
-        for key in ['1', '2', '3', '4'] {
+        // `!` opens a dispute of the verdict at the rating prompt, in one key like a rating.
+        for key in ['1', '2', '3', '4', '!'] {
             editor.bind_sequence(
                 KeyEvent::from(key),
                 EventHandler::Conditional(Box::new(OneKey {

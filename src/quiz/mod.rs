@@ -49,6 +49,12 @@ How a question works:
 
 At any prompt:  hint · deeper · skip · undo · help · quit   (Ctrl-D or Ctrl-C also quit;
   every rating already given is saved)
+At the rating prompt, `!` disputes the verdict: say which is right; the answer is kept for the
+  deck's author (DATA/disputes/DECK.toml) and the rating follows your verdict.
+
+A second opinion (optional): --judge URL --judge-model NAME asks a language model at an
+  OpenAI-compatible endpoint (e.g. Ollama's http://localhost:11434/v1) about free-text answers,
+  after the rules' verdict is shown; Ctrl-C skips it. See the README, \"The model judge\".
 
 Examples:
   mcp-tutor quiz                           due cards, then up to 10 new ones
@@ -92,6 +98,8 @@ pub struct Args {
     /// Two people: the interviewer sees the rubric and ticks what the candidate says aloud.
     #[arg(long)]
     pub interviewer: bool,
+    #[command(flatten)]
+    pub judge: crate::judge::JudgeArgs,
 }
 
 /// FNV-1a, 64-bit: a hash that stays the same across Rust versions and machines, for card

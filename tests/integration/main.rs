@@ -7,6 +7,8 @@ mod decks;
 mod grade;
 mod grader_props;
 mod grader_regressions;
+mod judge;
+mod judge_stub;
 mod lab;
 mod lab_flood;
 mod lab_pty;

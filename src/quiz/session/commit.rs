@@ -53,6 +53,11 @@ impl Session {
                 "hint" => self
                     .screen
                     .line(&dim("the answers are above; `deeper` goes further.")),
+                "!" | "dispute" => {
+                    if let Some(r) = self.dispute(input)? {
+                        return Ok(RatingReply::Rated(r));
+                    }
+                }
                 "skip" => return Ok(RatingReply::Skip),
                 "undo" => return Ok(RatingReply::Undo),
                 "quit" => return Ok(RatingReply::Quit),
@@ -103,6 +108,7 @@ impl Session {
         let Some(id) = self.commit(&rev, input)? else {
             return Ok(false);
         };
+        self.keep_judged(id);
         self.asked += 1;
         self.rated.push(Rated {
             review_id: id,

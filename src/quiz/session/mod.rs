@@ -7,6 +7,7 @@
 
 mod ask;
 mod commit;
+mod judge;
 mod report;
 
 use std::collections::{HashMap, HashSet, VecDeque};
@@ -38,6 +39,8 @@ Commands, typed alone on a line at any prompt:
   undo    take back the last rating and ask that card again
   help    this text
   quit    stop; every rating already given is saved
+  !       (at the rating prompt) dispute the verdict: say which is right; the rating follows
+          your verdict and the answer is kept for the deck's author
 Answers: free recall and spot-the-bug take several lines, finished by an empty line or `.`;
 the other kinds end on Enter. Rating: Enter takes the suggestion; 1 again, 2 hard, 3 good,
 4 easy (or the words) override it.";
@@ -96,6 +99,10 @@ pub struct Session {
     outcomes: Vec<Outcome>,
     asked: usize,
     session_id: String,
+    /// The model judge, when the learner set one up.
+    judge: Option<crate::judge::Judge>,
+    /// The answer being rated: for a dispute and for what is kept with the review.
+    pending: Option<judge::Pending>,
 }
 
 fn store_mode(arg: ModeArg, args: &Args) -> ReviewMode {
@@ -132,6 +139,7 @@ impl Session {
             scheduler::check_exam_date(d, scheduler::now())?;
         }
         let lib = Library::load(&g.deck_dirs);
+        let judge = crate::judge::Judge::from_args(&args.judge, crate::judge::Scope::Learner)?;
         let store = super::open_store(g, args.retention)?;
         let mode_arg = args.mode;
         let mode = store_mode(mode_arg, &args);
@@ -163,6 +171,8 @@ impl Session {
                 scheduler::now().format("%Y%m%dT%H%M%S"),
                 std::process::id()
             ),
+            judge,
+            pending: None,
         };
         s.build_queue(mode_arg)?;
         Ok(s)
@@ -263,7 +273,6 @@ impl Session {
                             deeper_before: deeper,
                         }
                     };
-                    let sugg = rating::suggest(&grade, &effort);
                     if !self.args.interviewer {
                         self.screen.feedback(&shown.card, &grade, seconds);
                     } else {
@@ -274,7 +283,8 @@ impl Session {
                             seconds,
                         );
                     }
-                    let _ = text;
+                    let grade = self.second_opinion(&key, &card, &text, grade, effort);
+                    let sugg = rating::suggest(&grade, &effort);
                     let stored = shown.canonical(&card, &grade);
                     match self.rate(&shown.card, &sugg, effort.deeper_before, input)? {
                         RatingReply::Rated(r) => {
