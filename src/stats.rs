@@ -538,9 +538,11 @@ fn render(s: &Stats, plain: bool, width: usize) -> String {
         }
     }
     if s.judged.answers > 0 {
+        let n = s.judged.answers;
         println!(
-            "Model judge: {} answers rated on its verdict; it agreed with the rules on {}",
-            s.judged.answers, s.judged.agreed_with_rules
+            "Model judge: {n} answer{} rated on its verdict; it agreed with the rules on {}",
+            if n == 1 { "" } else { "s" },
+            s.judged.agreed_with_rules
         );
     }
     if !s.disputes.is_empty() {

@@ -132,17 +132,18 @@ async fn read_capped(resp: reqwest::Response) -> Result<Vec<u8>, Failure> {
     Ok(kept)
 }
 
-/// An error body's message (`{"error": {"message": …}}` or `{"error": "…"}`), or its text.
+/// An error body's message (`{"error": {"message": …}}` or `{"error": "…"}`), its text when
+/// it is not JSON, nothing for JSON without a message.
 fn error_message(text: &str) -> String {
-    let v: Option<Value> = serde_json::from_str(text).ok();
-    let msg = v.as_ref().and_then(|v| {
-        let e = v.get("error")?;
-        e.get("message")
-            .and_then(Value::as_str)
-            .or_else(|| e.as_str())
-            .map(str::to_string)
-    });
-    msg.unwrap_or_else(|| text.to_string())
+    let Ok(v) = serde_json::from_str::<Value>(text) else {
+        return text.to_string();
+    };
+    let e = v.get("error");
+    e.and_then(|e| e.get("message"))
+        .and_then(Value::as_str)
+        .or_else(|| e.and_then(Value::as_str))
+        .unwrap_or("")
+        .to_string()
 }
 
 /// `choices[0].message.content` of a chat completion, or why there is none.
@@ -221,5 +222,6 @@ mod tests {
         );
         assert_eq!(error_message(r#"{"error":"boom"}"#), "boom");
         assert_eq!(error_message("plain"), "plain");
+        assert_eq!(error_message("{}"), "");
     }
 }

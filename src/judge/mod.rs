@@ -274,10 +274,13 @@ impl Judge {
             tokio::pin!(interrupted);
             let mut ticks = tokio::time::interval(Duration::from_millis(100));
             loop {
+                // In this order: Ctrl-C is listened for before the first tick draws anything
+                // that invites the learner to press it.
                 tokio::select! {
+                    biased;
+                    () = &mut interrupted => return Err(Failure::Cancelled),
                     r = &mut send => return r,
                     () = &mut deadline => return Err(Failure::Timeout(s.timeout)),
-                    () = &mut interrupted => return Err(Failure::Cancelled),
                     _ = ticks.tick() => tick(started.elapsed()),
                 }
             }

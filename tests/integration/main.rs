@@ -8,6 +8,7 @@ mod grade;
 mod grader_props;
 mod grader_regressions;
 mod judge;
+mod judge_quiz;
 mod judge_stub;
 mod lab;
 mod lab_flood;
