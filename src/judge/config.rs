@@ -309,12 +309,12 @@ mod tests {
             .to_string();
         assert!(e.contains("never read from a file"), "{e}");
         assert!(!e.contains("sk-1"), "{e}");
-        std::fs::write(&f, "[judge]\nmodle = \"m\"\n").unwrap();
+        std::fs::write(&f, "[judge]\ntimeout_secs = 3\n").unwrap();
         let e = resolve(&JudgeArgs::default(), Scope::Learner, Some(f))
             .err()
             .unwrap()
             .to_string();
-        assert!(e.contains("modle"), "{e}");
+        assert!(e.contains("timeout_secs"), "{e}");
     }
 
     #[test]

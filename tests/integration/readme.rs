@@ -30,6 +30,8 @@ fn runs_offline(cmd: &str) -> bool {
         "$PROFILE",
         "cargo ",
         "quiz",
+        // A judge at a URL: the judge's tests use a stub on loopback, never a real model.
+        "--judge http",
     ];
     cmd.contains("mcp-tutor")
         && !cmd.trim_end().ends_with('&')
