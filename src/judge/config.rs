@@ -81,20 +81,22 @@ impl Settings {
     }
 }
 
-/// The `[judge]` table of the config file.
+/// The `[judge]` table of the config file. A key is named only to be refused.
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct FileJudge {
     url: Option<String>,
     model: Option<String>,
     timeout: Option<f64>,
+    #[serde(default, alias = "api_key")]
+    key: Option<toml::Value>,
 }
 
 /// The config file: only `[judge]` is read here; other tables belong to other settings.
 #[derive(Debug, Default, Deserialize)]
 struct ConfigFile {
     #[serde(default)]
-    judge: Option<toml::Value>,
+    judge: Option<FileJudge>,
 }
 
 /// What the config file says about the judge (nothing when there is no file).
@@ -110,30 +112,20 @@ fn from_file(path: Option<&Path>) -> anyhow::Result<(FileJudge, String)> {
         }
         Err(e) => bail!("cannot read the config file {shown}: {e}"),
     };
-    let located = |e: toml::de::Error| {
-        let (line, col) = e
-            .span()
-            .map(|s| crate::deck::locate::line_col(&text, s.start))
-            .unwrap_or((0, 0));
+    let at = |offset: usize| crate::deck::locate::line_col(&text, offset);
+    let file: ConfigFile = toml::from_str(&text).map_err(|e| {
+        let (line, col) = e.span().map(|s| at(s.start)).unwrap_or((0, 0));
         anyhow::anyhow!(
             "{shown}:{line}:{col}: {} (the [judge] table takes url, model and timeout; the key is read only from {KEY_ENV})",
             e.message().trim()
         )
-    };
-    let file: ConfigFile = toml::from_str(&text).map_err(located)?;
-    let Some(table) = file.judge else {
-        return Ok((FileJudge::default(), shown));
-    };
-    if table.get("key").is_some() || table.get("api_key").is_some() {
+    })?;
+    let judge = file.judge.unwrap_or_default();
+    if judge.key.is_some() {
         bail!(
             "{shown}: [judge] holds a key; a key is never read from a file (files get copied and shared): remove it and set {KEY_ENV} instead"
         );
     }
-    // Re-parse the table alone for its own errors; spans then point into the table's text, so
-    // say which table rather than a misleading line.
-    let judge: FileJudge = table
-        .try_into()
-        .map_err(|e: toml::de::Error| anyhow::anyhow!("{shown}: [judge]: {}", e.message()))?;
     Ok((judge, shown))
 }
 
@@ -315,6 +307,7 @@ mod tests {
             .unwrap()
             .to_string();
         assert!(e.contains("timeout_secs"), "{e}");
+        assert!(e.contains("config.toml:2:1"), "located: {e}");
     }
 
     #[test]
