@@ -71,6 +71,11 @@ pub struct Card {
     /// when the deck loads, never written in a deck.
     #[serde(skip)]
     pub identifiers: Vec<String>,
+    /// What the whole library teaches as true (every card's answers, ladders and corrections,
+    /// the catalogue's truths, the facts): the grader recognises an answer's statements
+    /// against it. Filled in when the library loads, never written in a deck.
+    #[serde(skip)]
+    pub truths: std::sync::Arc<Vec<String>>,
     /// `DECK/CARD` keys of cards this one builds on (often in another deck): while any of them
     /// has never been answered, this card is not introduced, not even as a follow-up.
     #[serde(default)]
@@ -119,36 +124,80 @@ pub struct Deeper {
     pub explanation: String,
 }
 
-/// A key point: hit when any one of its `match` rules matches the answer.
+/// A key point: hit when any one of its claims is read in the answer.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Point {
-    /// Stable id within the card (`[a-z0-9-]+`), used by the graded-answer corpus; defaults to
-    /// `p1`, `p2`, ... by position.
+    /// Stable name within the card (`[a-z0-9-]+`, e.g. `ack-first`), used by the graded-answer
+    /// corpus and the review log; `decks check` refuses a missing or positional one.
     #[serde(default)]
     pub id: String,
     pub label: String,
     #[serde(default)]
     pub required: bool,
-    #[serde(rename = "match", default)]
-    pub rules: Vec<MatchRule>,
+    /// The ways the point can be stated (`claims = [...]`; older decks write `match`).
+    #[serde(rename = "claims", alias = "match", default)]
+    pub rules: Vec<Claim>,
 }
 
-/// One way a point or a red flag can be matched. A rule matches when every part it sets matches.
+/// One way a point or a red flag is stated: who does what to what, with which identifiers.
 ///
+/// Every part it sets must be said in one claim of the answer (a key point may take two
+/// neighbouring ones). Groups are alternatives separated by `|` (`"@server|the host"`), each a
+/// word or phrase matched with tolerance for case, Unicode form, word form, the lexicon's
+/// synonyms and (for key points) small typos; `@name` stands for a concept of
+/// `decks/concepts.toml`.
+///
+/// - `agent`: who does it, read as the subject of `action` in any voice ("the server assigns
+///   the id", "the id is assigned by the server").
+/// - `action`: what is done; its clause's stance (denied, asked, attributed to somebody else,
+///   a condition) is the claim's.
+/// - `theme` and `all`: what else the claim must say.
+/// - `negated`: the claim is stated denied ("nothing is replayed", "the client never answers
+///   it"); negation words never go inside groups.
+/// - `not`: a group that must be said, denied, in the same claim ("in `_meta`, not an HTTP
+///   header").
+/// - `except`: groups that, in a clause of the reading, mean the claim is not being made.
 /// - `exact`: identifiers that must appear as written (any one of them suffices). Case and
 ///   spelling are significant; near misses are reported, never counted.
-/// - `all`: concept groups that must all appear within one sentence of the answer. A group is
-///   alternatives separated by `|` (`"must|mandatory|required"`); each alternative is a word
-///   or phrase, matched with tolerance for case, Unicode form, punctuation, word form, the
-///   grader's synonyms and small typos.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq, Hash)]
 #[serde(deny_unknown_fields)]
-pub struct MatchRule {
-    #[serde(default)]
+pub struct Claim {
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub exact: Vec<String>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub action: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub theme: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub all: Vec<String>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub negated: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub not: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub except: Vec<String>,
+}
+
+impl Claim {
+    /// Every group the claim names, in the order agent, action, theme, all, not, except.
+    pub fn groups_mut(&mut self) -> impl Iterator<Item = &mut String> {
+        self.agent
+            .iter_mut()
+            .chain(self.action.iter_mut())
+            .chain(self.theme.iter_mut())
+            .chain(self.all.iter_mut())
+            .chain(self.not.iter_mut())
+            .chain(self.except.iter_mut())
+    }
+
+    /// Whether the claim is written with roles or stance (`agent`, `action`, `negated`,
+    /// `not`) rather than as co-occurring groups only.
+    pub fn framed(&self) -> bool {
+        self.agent.is_some() || self.action.is_some() || self.negated || self.not.is_some()
+    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -159,8 +208,9 @@ pub struct RedFlag {
     #[serde(default)]
     pub id: String,
     pub label: String,
-    #[serde(rename = "match", default)]
-    pub rules: Vec<MatchRule>,
+    /// The ways the misconception can be stated (`claims = [...]`; older decks write `match`).
+    #[serde(rename = "claims", alias = "match", default)]
+    pub rules: Vec<Claim>,
     /// Extra cues (same `a|b` syntax) that, near a match, mean the misconception is being denied
     /// rather than affirmed. The grader's own negation handling ("not", "no longer", "unlike",
     /// "instead of", ...) always applies on top of these.
@@ -170,6 +220,10 @@ pub struct RedFlag {
     pub correction: String,
     /// Spec reference for the correction, in the short form of docs/rules.md.
     pub spec: String,
+    /// Set on the misconceptions of the catalogue (`decks/concepts.toml`), which are checked
+    /// on every free-text card's answers, not only on cards that name them.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub catalogue: bool,
     /// Answers that must fire this flag (checked by `decks check`).
     #[serde(default)]
     pub examples: Vec<String>,
@@ -228,6 +282,7 @@ pub(crate) fn test_card(kind: CardKind) -> Card {
         red_flags: Vec::new(),
         shared_flags: Vec::new(),
         identifiers: Vec::new(),
+        truths: Default::default(),
         after: Vec::new(),
         followups: Vec::new(),
         choices: Vec::new(),

@@ -13,7 +13,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use crate::deck::{DeckError, Library};
-use crate::grader::{self, Verdict};
+use crate::grader::{self, Confidence, Verdict};
 
 /// One `decks/answers/*.toml` file.
 #[derive(Debug, Clone, Deserialize)]
@@ -215,6 +215,10 @@ pub struct Outcome {
     pub text: String,
     pub expected: Verdict,
     pub got: Verdict,
+    /// How sure the grader was of `got`.
+    pub confidence: Confidence,
+    /// The statements it could not check.
+    pub unchecked: Vec<String>,
     /// Flags the grader raised that the answer does not state.
     pub false_flags: Vec<String>,
     /// The answer states a misconception and the grader raised none of its flags.
@@ -254,6 +258,11 @@ pub struct Tally {
     pub caught: usize,
     pub near_misses: usize,
     pub near_misses_reported: usize,
+    /// Verdicts the grader was sure of, and those of them that agree.
+    pub sure: usize,
+    pub sure_agree: usize,
+    /// Answers stating a misconception that the grader failed or was unsure of.
+    pub caught_or_unsure: usize,
 }
 
 impl Tally {
@@ -261,9 +270,15 @@ impl Tally {
         self.answers += 1;
         self.verdicts_agree += usize::from(o.expected == o.got);
         self.agree += usize::from(o.agrees());
+        if o.confidence == Confidence::Sure {
+            self.sure += 1;
+            self.sure_agree += usize::from(o.expected == o.got);
+        }
         if misconceived {
             self.misconceived += 1;
             self.caught += usize::from(o.missed_flags.is_empty() && !o.missed_other);
+            self.caught_or_unsure +=
+                usize::from(o.got == Verdict::Fail || o.confidence == Confidence::Unsure);
         } else {
             self.clean += 1;
             self.falsely_flagged += usize::from(!o.false_flags.is_empty());
@@ -398,6 +413,12 @@ pub fn evaluate_with(
             text: want.text.clone(),
             expected: want.verdict,
             got: g.verdict,
+            confidence: g.confidence,
+            unchecked: g
+                .unchecked
+                .iter()
+                .map(|u| format!("{} [{}]", u.text, u.novel.join(" ")))
+                .collect(),
             false_flags: if want.misconceived() && want.flags.is_empty() {
                 // A misconception no flag names: any flag raised is a fair catch.
                 Vec::new()

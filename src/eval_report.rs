@@ -18,7 +18,7 @@ fn pct(a: usize, b: usize) -> String {
 
 fn summary(name: &str, t: &Tally) -> String {
     format!(
-        "{name:<9} {} answers: verdicts agree {} ({}/{}); fully agree {}; false red flags on {} of {} answers stating no misconception; misconceptions caught {} ({}/{}); near misses reported {}/{}\n",
+        "{name:<9} {} answers: verdicts agree {} ({}/{}); fully agree {}; false red flags on {} of {} answers stating no misconception; misconceptions caught {} ({}/{}), failed or unsure {}; sure of {} verdicts, right when sure {} ({}/{}); near misses reported {}/{}\n",
         t.answers,
         pct(t.verdicts_agree, t.answers),
         t.verdicts_agree,
@@ -29,6 +29,11 @@ fn summary(name: &str, t: &Tally) -> String {
         pct(t.caught, t.misconceived),
         t.caught,
         t.misconceived,
+        pct(t.caught_or_unsure, t.misconceived),
+        pct(t.sure, t.answers),
+        pct(t.sure_agree, t.sure),
+        t.sure_agree,
+        t.sure,
         t.near_misses_reported,
         t.near_misses,
     )
@@ -119,6 +124,9 @@ pub fn render(r: &Report, show: Show) -> String {
                     describe(o),
                     o.text.trim().replace('\n', "\n  ")
                 );
+                for u in &o.unchecked {
+                    let _ = writeln!(out, "  ? unchecked: “{u}”");
+                }
             }
         }
     }

@@ -13,7 +13,7 @@ use std::sync::OnceLock;
 
 use serde::Deserialize;
 
-use crate::card::{Card, RedFlag};
+use crate::card::{Card, CardKind, RedFlag};
 
 /// `decks/concepts.toml`.
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -137,6 +137,14 @@ pub struct Unresolved {
 pub fn resolve(card: &mut Card, vocab: &Vocabulary, used: &mut BTreeSet<String>) -> Unresolved {
     let mut un = Unresolved::default();
     card.identifiers = vocab.identifiers.known.clone();
+    // The catalogue's misconceptions are checked on every free-text card's answers.
+    if matches!(card.kind, CardKind::Recall | CardKind::SpotTheBug) {
+        for f in vocab.flags.iter().filter(|f| f.catalogue) {
+            if !card.red_flags.iter().any(|g| g.id == f.id) {
+                card.red_flags.push(f.clone());
+            }
+        }
+    }
     for name in card.shared_flags.clone() {
         match vocab.flag(&name) {
             Some(f) if !card.red_flags.iter().any(|g| g.id == f.id) => {
@@ -151,7 +159,7 @@ pub fn resolve(card: &mut Card, vocab: &Vocabulary, used: &mut BTreeSet<String>)
             p.id = format!("p{}", i + 1);
         }
         for r in &mut p.rules {
-            for g in &mut r.all {
+            for g in r.groups_mut() {
                 *g = vocab.expand_group(g, &mut un.concepts, used);
             }
         }
@@ -161,7 +169,7 @@ pub fn resolve(card: &mut Card, vocab: &Vocabulary, used: &mut BTreeSet<String>)
             f.id = format!("f{}", i + 1);
         }
         for r in &mut f.rules {
-            for g in &mut r.all {
+            for g in r.groups_mut() {
                 *g = vocab.expand_group(g, &mut un.concepts, used);
             }
         }

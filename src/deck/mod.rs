@@ -28,6 +28,8 @@ static EMBEDDED: Dir<'_> = include_dir!("$CARGO_MANIFEST_DIR/decks");
 
 /// The file beside the decks that lists the quiz facts; never loaded as a deck.
 pub const FACTS_FILE: &str = "facts.toml";
+/// The grader's English (`grader::lexicon`): data beside the decks, not a deck.
+pub const LEXICON_FILE: &str = "lexicon.toml";
 
 /// One loaded deck file.
 #[derive(Debug, Clone, Serialize)]
@@ -105,6 +107,23 @@ impl Library {
         Library::from_dirs(&[], true)
     }
 
+    /// Give every card what the whole library teaches as true (see `Card::truths`): its
+    /// cards' answers, ladders, explanations and corrections, and the facts. Done once, after
+    /// the last deck is in, so loading stays linear in the number of cards.
+    fn attach_truths(&mut self) {
+        let mut texts: Vec<String> = self
+            .cards()
+            .flat_map(|(_, c)| crate::grader::card_texts(c))
+            .collect();
+        texts.extend(facts::all().iter().map(|f| f.text.clone()));
+        let texts = std::sync::Arc::new(texts);
+        for d in &mut self.decks {
+            for c in &mut d.cards {
+                c.truths = texts.clone();
+            }
+        }
+    }
+
     /// Decks from folders (top-level `*.toml` only, `facts.toml` skipped), optionally after the
     /// embedded decks. A folder that cannot be read is an error, not a panic.
     pub fn from_dirs(dirs: &[PathBuf], with_embedded: bool) -> Library {
@@ -130,6 +149,7 @@ impl Library {
                 }),
             }
         }
+        lib.attach_truths();
         lib
     }
 
@@ -144,6 +164,7 @@ impl Library {
                 lib.add_file(p);
             }
         }
+        lib.attach_truths();
         lib
     }
 
@@ -294,7 +315,7 @@ fn is_deck_file(path: &Path) -> bool {
     path.extension().is_some_and(|e| e == "toml")
         && path
             .file_name()
-            .is_some_and(|n| n != FACTS_FILE && n != concepts::CONCEPTS_FILE)
+            .is_some_and(|n| n != FACTS_FILE && n != LEXICON_FILE && n != concepts::CONCEPTS_FILE)
 }
 
 /// `(name, text)` of every embedded file under `dir` (recursively), sorted by name.

@@ -6,7 +6,7 @@ use std::collections::{BTreeSet, HashMap};
 use super::locate::{Locator, find_key_line};
 use super::{Deck, DeckError};
 use crate::card::{Card, CardKind};
-use crate::grader::{self, Verdict, rules};
+use crate::grader::{self, Verdict};
 
 fn valid_id(id: &str) -> bool {
     !id.is_empty()
@@ -104,7 +104,7 @@ fn check_card(
         }
     }
     for p in &card.points {
-        let usable = p.rules.iter().any(|r| !rules::Rule::compile(r).is_empty());
+        let usable = p.rules.iter().any(usable);
         if !usable {
             let what = if p.required {
                 "required point"
@@ -115,18 +115,18 @@ fn check_card(
                 i,
                 &p.label,
                 format!(
-                    "{what} \"{}\" of card `{id}` has no match rule; add `[[cards.points.match]]` with `exact = [...]` or `all = [...]`",
+                    "{what} \"{}\" of card `{id}` has no claim; add `claims = [{{ ... }}]` with `exact`, `agent`/`action`/`theme` or `all` (see the deck format in the README)",
                     p.label
                 ),
             ));
         }
     }
     for f in &card.red_flags {
-        if !f.rules.iter().any(|r| !rules::Rule::compile(r).is_empty()) {
+        if !f.rules.iter().any(usable) {
             errors.push(loc.label(
                 i,
                 &f.label,
-                format!("red flag \"{}\" of card `{id}` has no match rule; add `[[cards.red_flags.match]]` with `all = [...]`", f.label),
+                format!("red flag \"{}\" of card `{id}` has no claim; add `claims = [{{ ... }}]` with `agent`/`action`/`theme` or `all` (see the deck format in the README)", f.label),
             ));
         }
         if f.correction.trim().is_empty() {
@@ -184,9 +184,9 @@ pub fn self_test(deck: &Deck, text: &str) -> Vec<DeckError> {
             let g = grader::grade(card, &golden);
             // Points without a usable rule are already reported by validation.
             let ruleless = |label: &str| {
-                card.points.iter().any(|p| {
-                    p.label == label && p.rules.iter().all(|r| rules::Rule::compile(r).is_empty())
-                })
+                card.points
+                    .iter()
+                    .any(|p| p.label == label && !p.rules.iter().any(usable))
             };
             let missed: Vec<&str> = g
                 .points
@@ -226,7 +226,7 @@ pub fn self_test(deck: &Deck, text: &str) -> Vec<DeckError> {
             }
         }
         for f in &card.red_flags {
-            if f.rules.iter().all(|r| rules::Rule::compile(r).is_empty()) {
+            if !f.rules.iter().any(usable) {
                 continue;
             }
             let flag_only = Card {
@@ -273,4 +273,16 @@ fn quote_list(items: &[&str]) -> String {
         .map(|s| format!("\"{s}\""))
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// Whether a claim names anything to look for: an identifier or a non-empty group.
+fn usable(c: &crate::card::Claim) -> bool {
+    let group = |g: &String| g.split('|').any(|a| !a.trim().is_empty());
+    c.exact.iter().any(|e| !e.is_empty())
+        || c.agent
+            .iter()
+            .chain(&c.action)
+            .chain(&c.theme)
+            .chain(&c.all)
+            .any(group)
 }

@@ -3,7 +3,7 @@
 
 use super::render::{Screen, dim, red};
 use crate::card::Card;
-use crate::grader::{FlagHit, Grade, PointResult, Rating, Span, Verdict};
+use crate::grader::{Confidence, FlagHit, Grade, PointResult, Rating, Span, Verdict};
 
 pub fn rubric(screen: &mut Screen, card: &Card) {
     screen.heading("rubric — interviewer only (candidate: answer aloud)");
@@ -84,6 +84,8 @@ pub fn grade_from_ticks(card: &Card, ticks: &str) -> Result<Grade, String> {
             }],
             red_flags: vec![],
             near_misses: vec![],
+            confidence: Confidence::Sure,
+            unchecked: vec![],
             suggested_rating: rating_for(v),
             truncated: false,
         });
@@ -136,6 +138,7 @@ pub fn grade_from_ticks(card: &Card, ticks: &str) -> Result<Grade, String> {
             span: heard.clone(),
             correction: f.correction.clone(),
             spec: f.spec.clone(),
+            catalogue: f.catalogue,
         })
         .collect();
     let v = verdict(&points, red_flags.len());
@@ -154,6 +157,8 @@ pub fn grade_from_ticks(card: &Card, ticks: &str) -> Result<Grade, String> {
         points,
         red_flags,
         near_misses: vec![],
+        confidence: Confidence::Sure,
+        unchecked: vec![],
         suggested_rating: rating_for(v),
         truncated: false,
     })
@@ -181,6 +186,7 @@ mod tests {
             guards: vec![],
             correction: "right".into(),
             spec: "SUB".into(),
+            catalogue: false,
             examples: vec![],
             non_examples: vec![],
         });

@@ -111,11 +111,14 @@ mod tests {
                     span,
                     correction: "c".into(),
                     spec: "s".into(),
+                    catalogue: false,
                 }]
             } else {
                 vec![]
             },
             near_misses: vec![],
+            confidence: crate::grader::Confidence::Sure,
+            unchecked: vec![],
             suggested_rating: match verdict {
                 Verdict::Pass => Rating::Good,
                 Verdict::Partial => Rating::Hard,

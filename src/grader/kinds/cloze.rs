@@ -58,7 +58,7 @@ pub(super) fn is_identifier(s: &str) -> bool {
 
 pub(super) fn blank_matches(part: &str, alt: &str) -> bool {
     // Fold typographic quotes, dashes and compatibility forms first ("−32020" is "-32020").
-    let folded = Analysis::new(part).norm;
+    let folded = super::super::normalise::Text::new(part).norm;
     let part = folded
         .trim()
         .trim_matches(['`', '"', '\''])
@@ -133,7 +133,7 @@ pub(super) fn cloze_parts(
     None
 }
 
-pub(crate) fn cloze(card: &Card, answer: &str) -> Parts {
+pub(crate) fn cloze(card: &Card, answer: &str, a: &Segments) -> Parts {
     let blanks = cloze_blanks(card.cloze.as_deref().unwrap_or(""));
     let mut parts = Parts::default();
     let one_word = blanks
@@ -141,7 +141,6 @@ pub(crate) fn cloze(card: &Card, answer: &str) -> Parts {
         .flatten()
         .all(|b| !b.contains(char::is_whitespace));
     let split = cloze_parts(answer, blanks.len(), one_word);
-    let a = Analysis::new(answer);
     let mut from = 0;
     for (k, alts) in blanks.iter().enumerate() {
         let shown = alts.first().cloned().unwrap_or_default();
@@ -163,17 +162,17 @@ pub(crate) fn cloze(card: &Card, answer: &str) -> Parts {
         } else {
             // Parts not separable: look for each blank in order anywhere after the last one.
             for alt in alts {
-                let tail = a.norm.get(from..).unwrap_or("");
+                let tail = a.norm().get(from..).unwrap_or("");
                 let hit = if is_identifier(alt) {
                     find_exact(tail, alt)
                         .first()
                         .map(|h| (h.start + from, h.end + from))
                 } else {
-                    let sub = Analysis::new(tail);
+                    let sub = Segments::new(tail);
                     text_position(&sub, alt).map(|(s, e)| (s + from, e + from))
                 };
                 if let Some((s, e)) = hit {
-                    span = Some(Span::from_norm(&a, answer, s, e));
+                    span = Some(span_of(a, answer, s, e));
                     from = e;
                     break;
                 }

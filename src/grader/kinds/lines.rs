@@ -1,6 +1,7 @@
 //! Which line of a listing an answer blames ("line 3", "the third line", "L3").
 
 use super::*;
+use crate::grader::lexicon::lexicon;
 
 pub(super) const NUMBER_WORDS: &[&str] = &[
     "one",
@@ -70,87 +71,21 @@ pub(super) fn ordinal_word(w: &str) -> Option<u32> {
 }
 
 /// The line an answer blames: of every line it names ("line 3", "line three", "the third
-/// line", "l3", "#3", "3:" or a leading number), the one whose claim calls it the bug rather
-/// than fine ("Lines 1 and 3 look right. Line 5 is where it goes wrong"); the first named when
-/// nothing tells them apart.
+/// line", "l3", "#3", "3:", a leading number, or, given the transcript, "the last line" and
+/// "the second data line"), the one whose claim calls it the bug rather than fine ("Lines 1
+/// and 3 look right. Line 5 is where it goes wrong"); the first named when nothing tells them
+/// apart. Returns the line and its byte range in the answer.
 pub fn named_line(answer: &str) -> Option<(u32, usize, usize)> {
-    let a = Analysis::new(answer);
-    let mentions = line_mentions(&a);
+    let s = Segments::new(answer);
+    blamed_line(&s, None)
+}
+
+pub(crate) fn blamed_line(a: &Segments, transcript: Option<&str>) -> Option<(u32, usize, usize)> {
+    let mentions = line_mentions(a, transcript);
     let words_of = |claim: usize| -> Vec<&str> {
-        a.tokens
-            .iter()
-            .filter(|t| t.claim == claim)
-            .map(|t| t.norm.as_str())
+        a.claim_range(claim)
+            .map(|i| a.tokens[i].norm.as_str())
             .collect()
-    };
-    // How strongly a claim calls something the bug (positive) or fine (negative).
-    let blame = |words: &[&str]| -> i32 {
-        let has = |set: &[&str]| words.iter().any(|w| set.contains(w));
-        let pair = |x: &str, y: &str| words.windows(2).any(|p| p[0] == x && p[1] == y);
-        let mut s = 0;
-        if has(&[
-            "bug",
-            "wrong",
-            "violation",
-            "violates",
-            "breaks",
-            "broken",
-            "problem",
-            "culprit",
-            "offending",
-            "offender",
-            "invalid",
-            "illegal",
-            "faulty",
-            "fault",
-            "issue",
-            "premature",
-            "bad",
-            "mistake",
-            "forbidden",
-        ]) || pair("goes", "wrong")
-            || pair("is", "where")
-        {
-            s += 2;
-        }
-        // "a -32022 error" may describe the line's content rather than blame it.
-        if has(&["error"]) && s == 0 {
-            s += 1;
-        }
-        if has(&[
-            "fine", "right", "correct", "ok", "okay", "legal", "harmless", "allowed", "valid",
-        ]) {
-            s -= 2;
-        }
-        // "isn't allowed" blames; "did nothing wrong", "no problem", "not the bug" acquit.
-        if pair("not", "allowed") || pair("isn't", "allowed") || pair("never", "allowed") {
-            s += 4;
-        }
-        if pair("nothing", "wrong")
-            || pair("no", "problem")
-            || pair("no", "issue")
-            || pair("not", "the")
-                && words
-                    .iter()
-                    .any(|w| matches!(*w, "bug" | "problem" | "issue" | "culprit"))
-        {
-            s -= 5;
-        }
-        if words.first().is_some_and(|w| matches!(*w, "not" | "no")) {
-            s -= 3;
-        }
-        // "..., as it should be", "as expected": the line does what it must.
-        if words
-            .windows(2)
-            .any(|p| p[0] == "as" && matches!(p[1], "it" | "expected" | "intended" | "required"))
-        {
-            s -= 2;
-        }
-        // "Line 3." on its own: the answer's pick, stated before any reason.
-        if words.len() <= 2 {
-            s += 1;
-        }
-        s
     };
     let named: Vec<usize> = mentions.iter().map(|m| m.3).collect();
     let score = |claim: usize| -> i32 {
@@ -161,7 +96,7 @@ pub fn named_line(answer: &str) -> Option<(u32, usize, usize)> {
         if !named.contains(&(claim + 1))
             && next
                 .first()
-                .is_some_and(|w| matches!(*w, "that" | "that's" | "this" | "it" | "it's" | "which"))
+                .is_some_and(|w| lexicon().blame.pointers.has(w))
         {
             s += blame(&next).max(0);
         }
@@ -175,8 +110,51 @@ pub fn named_line(answer: &str) -> Option<(u32, usize, usize)> {
     Some((best.0, best.1, best.2))
 }
 
+/// How strongly a claim calls something the bug (positive) or fine (negative).
+fn blame(words: &[&str]) -> i32 {
+    let b = &lexicon().blame;
+    let has = |w: &dyn Fn(&str) -> bool| words.iter().any(|x| w(x));
+    let mut s = 0;
+    if has(&|w| b.bug.has(w)) || b.bug_pairs.in_words(words) {
+        s += 2;
+    }
+    // "a -32022 error" may describe the line's content rather than blame it.
+    if has(&|w| w == "error") && s == 0 {
+        s += 1;
+    }
+    if has(&|w| b.fine.has(w)) {
+        s -= 2;
+    }
+    // "isn't allowed" blames; "did nothing wrong", "no problem", "not the bug" acquit.
+    if b.blame_pairs.in_words(words) {
+        s += 4;
+    }
+    let not_the = words.windows(2).any(|p| p[0] == "not" && p[1] == "the");
+    if b.acquit_pairs.in_words(words) || (not_the && has(&|w| b.acquit_nouns.has(w))) {
+        s -= 5;
+    }
+    if words.first().is_some_and(|w| matches!(*w, "not" | "no")) {
+        s -= 3;
+    }
+    // "..., as it should be", "as expected": the line does what it must.
+    if words
+        .windows(2)
+        .any(|p| p[0] == "as" && b.as_intended.has(p[1]))
+    {
+        s -= 2;
+    }
+    // "Line 3." on its own: the answer's pick, stated before any reason.
+    if words.len() <= 2 {
+        s += 1;
+    }
+    s
+}
+
 /// Every line an answer names: (number, start, end in the answer, claim).
-pub(super) fn line_mentions(a: &Analysis) -> Vec<(u32, usize, usize, usize)> {
+pub(super) fn line_mentions(
+    a: &Segments,
+    transcript: Option<&str>,
+) -> Vec<(u32, usize, usize, usize)> {
     let mut out = Vec::new();
     let num = |i: usize| {
         a.tokens.get(i).and_then(|t| {
@@ -187,36 +165,53 @@ pub(super) fn line_mentions(a: &Analysis) -> Vec<(u32, usize, usize, usize)> {
                 .map(|n| (n, t.start, t.end))
         })
     };
+    let lines: Vec<&str> = transcript.map(|t| t.lines().collect()).unwrap_or_default();
     let mut push = |n: u32, s: usize, e: usize, at: usize| {
         let (s, e) = a.original(s, e);
         out.push((n, s, e, a.tokens[at].claim));
     };
+    let is_line = |i: usize| {
+        a.tokens
+            .get(i)
+            .is_some_and(|l| matches!(l.norm.as_str(), "line" | "lines" | "ln"))
+    };
     for (i, t) in a.tokens.iter().enumerate() {
-        // "the third line"
-        if let Some(n) = ordinal_word(&t.norm) {
-            if a.tokens.get(i + 1).is_some_and(|l| l.norm == "line") {
-                push(n, t.start, a.tokens[i + 1].end, i);
+        // "the third line", "the last line", "the second data line"
+        let ordinal = ordinal_word(&t.norm)
+            .or_else(|| (t.norm == "last" && !lines.is_empty()).then_some(u32::MAX));
+        if let Some(n) = ordinal {
+            let kind = a.tokens.get(i + 1).map(|k| k.norm.as_str());
+            let (line_at, prefix) = if is_line(i + 1) {
+                (Some(i + 1), None)
+            } else if is_line(i + 2) && matches!(kind, Some("data" | "event" | "sse" | "json")) {
+                (Some(i + 2), kind)
+            } else {
+                (None, None)
+            };
+            if let Some(l) = line_at {
+                if let Some(line) = resolve(&lines, n, prefix) {
+                    push(line, t.start, a.tokens[l].end, i);
+                }
                 continue;
             }
         }
-        if matches!(t.norm.as_str(), "line" | "lines" | "ln") {
+        if is_line(i) {
             if let Some(n) = num(i + 1) {
                 push(n.0, t.start, n.2, i);
             }
             continue;
         }
-        if let Some(rest) = t.norm.strip_prefix('l') {
-            if let Ok(n) = rest.parse::<u32>() {
-                push(n, t.start, t.end, i);
-                continue;
-            }
+        if let Some(rest) = t.norm.strip_prefix('l')
+            && let Ok(n) = rest.parse::<u32>()
+        {
+            push(n, t.start, t.end, i);
+            continue;
         }
         if let Some(n) = num(i) {
-            let before = a.norm[..t.start].chars().next_back();
-            let after = a.norm[t.end..].chars().next();
-            let after_line =
-                i > 0 && matches!(a.tokens[i - 1].norm.as_str(), "line" | "lines" | "ln");
-            if !after_line && (i == 0 || before == Some('#') || after == Some(':')) {
+            let before = a.norm()[..t.start].chars().next_back();
+            let after = a.norm()[t.end..].chars().next();
+            if !is_line(i.wrapping_sub(1)) && (i == 0 || before == Some('#') || after == Some(':'))
+            {
                 push(n.0, t.start, t.end, i);
             }
         }
@@ -224,57 +219,72 @@ pub(super) fn line_mentions(a: &Analysis) -> Vec<(u32, usize, usize, usize)> {
     out
 }
 
-pub(crate) fn spot_the_bug(card: &Card, answer: &str) -> Parts {
+/// The line number meant by "the `n`th [data] line" (`u32::MAX` for "last") in `lines`; without
+/// a transcript, a plain ordinal is its own number.
+fn resolve(lines: &[&str], n: u32, prefix: Option<&str>) -> Option<u32> {
+    let Some(kind) = prefix else {
+        if n == u32::MAX {
+            // The last line with anything on it: blank lines count in numbering, not as "last".
+            return lines
+                .iter()
+                .rposition(|l| !l.trim().is_empty())
+                .map(|i| i as u32 + 1);
+        }
+        return Some(n);
+    };
+    let marker = match kind {
+        "data" => "data:",
+        "event" => "event:",
+        _ => "",
+    };
+    let numbered: Vec<u32> = lines
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| {
+            let l = l.trim_start();
+            if marker.is_empty() {
+                l.starts_with('{') || l.starts_with("data:")
+            } else {
+                l.starts_with(marker)
+            }
+        })
+        .map(|(i, _)| i as u32 + 1)
+        .collect();
+    if n == u32::MAX {
+        numbered.last().copied()
+    } else {
+        numbered.get(n as usize - 1).copied()
+    }
+}
+
+/// A spot-the-bug answer: the blamed line is a required point; the card's prose points (the
+/// rule) count only together with the right line, since the right rule pinned on a wrong line
+/// is a wrong diagnosis. An answer that names no line but states the rule is right as far as it
+/// goes: partial.
+pub(crate) fn spot_the_bug(
+    card: &Card,
+    answer: &str,
+    a: &Segments,
+    prose_points: &mut [PointResult],
+) -> Parts {
     let mut parts = Parts::default();
     let Some(tr) = &card.transcript else {
         return parts;
     };
-    let named = named_line(answer);
+    let named = blamed_line(a, Some(&tr.text));
+    let right = named.is_some_and(|(n, _, _)| n == tr.bug_line);
     parts.points.push(PointResult {
         id: "line".into(),
         label: format!("names line {}", tr.bug_line),
         required: true,
-        hit: named.is_some_and(|(n, _, _)| n == tr.bug_line),
+        hit: right,
         span: named.map(|(_, s, e)| Span::of(answer, s, e)),
     });
-    parts
-}
-
-/// The answer a card's golden self-test grades: its solid answer for prose kinds; the right
-/// letters, order, blanks or line (plus the solid answer's prose for spot-the-bug) otherwise.
-pub fn golden_answer(card: &Card) -> Option<String> {
-    let text = card.answer.as_ref().map(|a| a.text.clone());
-    match card.kind {
-        CardKind::Recall | CardKind::NameIt => text,
-        CardKind::Choice => {
-            let letters: Vec<String> = card
-                .choices
-                .iter()
-                .enumerate()
-                .filter(|(_, c)| c.correct)
-                .map(|(i, _)| choice_label(i))
-                .collect();
-            Some(letters.join(", "))
-        }
-        CardKind::Order => {
-            let display = order_display(card);
-            let labels: Vec<String> = (0..card.items.len())
-                .filter_map(|item| display.iter().position(|&d| d == item))
-                .map(|k| (k + 1).to_string())
-                .collect();
-            Some(labels.join(" "))
-        }
-        CardKind::Cloze => {
-            let blanks = cloze_blanks(card.cloze.as_deref().unwrap_or(""));
-            let firsts: Vec<String> = blanks.iter().filter_map(|b| b.first().cloned()).collect();
-            Some(firsts.join("\n"))
-        }
-        CardKind::SpotTheBug => {
-            let line = card.transcript.as_ref()?.bug_line;
-            Some(match text {
-                Some(t) => format!("Line {line}: {t}"),
-                None => format!("Line {line}"),
-            })
+    if named.is_some() && !right {
+        for p in prose_points.iter_mut() {
+            p.hit = false;
+            p.span = None;
         }
     }
+    parts
 }

@@ -1,14 +1,25 @@
 //! The structured card kinds: choice, order, cloze and spot-the-bug.
 
-use super::rules::{self, Mode, Rule, find_exact, near_miss, word_key};
-use super::text::{Analysis, typo_close};
-use super::{FlagHit, NearMiss, Parts, PointResult, Span};
-use crate::card::{Card, CardKind, MatchRule};
+use super::idents::{find_exact, near_miss};
+use super::phrase::{Phrase, phrase_at};
+use super::segment::Segments;
+use super::stance::Stance;
+use super::verdict::{FlagHit, NearMiss, Parts, PointResult, Span};
+use super::words::{typo_close, word_key};
+use crate::card::{Card, CardKind};
 
 mod cloze;
+mod golden;
 mod lines;
 pub use cloze::*;
+pub use golden::*;
 pub use lines::*;
+
+/// A span of the segmented text, mapped back to the answer.
+pub(super) fn span_of(s: &Segments, answer: &str, start: usize, end: usize) -> Span {
+    let (a, b) = s.original(start, end);
+    Span::of(answer, a, b)
+}
 
 /// The label shown for option or item `i`: a, b, c, ...
 pub fn choice_label(i: usize) -> String {
@@ -72,11 +83,11 @@ fn is_filler(w: &str) -> bool {
 }
 
 /// `(item index, span)` picks written as labels, when the answer is nothing but labels.
-fn labels_only(a: &Analysis, answer: &str, n: usize) -> Option<Vec<(usize, Span)>> {
+fn labels_only(a: &Segments, answer: &str, n: usize) -> Option<Vec<(usize, Span)>> {
     let mut picks = Vec::new();
     for t in &a.tokens {
         if let Some(k) = label_index(&t.norm, n) {
-            picks.push((k, Span::from_norm(a, answer, t.start, t.end)));
+            picks.push((k, span_of(a, answer, t.start, t.end)));
         } else if !is_filler(&t.norm) {
             return None;
         }
@@ -85,18 +96,23 @@ fn labels_only(a: &Analysis, answer: &str, n: usize) -> Option<Vec<(usize, Span)
 }
 
 /// Where an option's or item's text occurs in the answer, matched like a key point.
-fn text_position(a: &Analysis, text: &str) -> Option<(usize, usize)> {
-    let rule = Rule::compile(&MatchRule {
-        exact: Vec::new(),
-        all: vec![text.replace('|', " ")],
-    });
-    if let Some(m) = rules::match_rule(a, &rule, Mode::Plain, &[]) {
-        return Some((m.start, m.end));
+fn text_position(a: &Segments, text: &str) -> Option<(usize, usize)> {
+    let p = Phrase::parse(&text.replace('|', " "));
+    if !p.words.is_empty()
+        && let Some(o) = (0..a.tokens.len()).find_map(|i| phrase_at(a, i, &p, true))
+    {
+        return Some((a.tokens[o.first].start, a.tokens[o.last].end));
     }
     // Option texts often are identifiers (`notifications/cancelled`).
-    find_exact(&a.norm, text.trim())
+    find_exact(a.norm(), text.trim())
         .first()
         .map(|h| (h.start, h.end))
+}
+
+/// Whether the clause around `norm[start..end]` denies it ("not true", "never b").
+fn negated_at(a: &Segments, st: &Stance, start: usize, end: usize) -> bool {
+    let own: Vec<usize> = (a.token_at(start)..a.token_at(end)).collect();
+    st.denies(a, a.clause_of(start), &own)
 }
 
 /// A true/false card: two options reading "True" and "False" (in either order).
@@ -113,7 +129,7 @@ fn true_false(card: &Card) -> Option<(usize, usize)> {
 
 /// Picks written in prose: option texts ("it closes the SSE stream"), denied ones dropped
 /// ("not true" picks False), and option letters that stand on their own ("I'd say b", "(c)").
-fn prose_picks(card: &Card, a: &Analysis, answer: &str) -> Vec<(usize, Span)> {
+fn prose_picks(card: &Card, a: &Segments, st: &Stance, answer: &str) -> Vec<(usize, Span)> {
     let n = card.choices.len();
     // (option, start in norm, span)
     let mut found: Vec<(usize, usize, Span)> = Vec::new();
@@ -122,8 +138,8 @@ fn prose_picks(card: &Card, a: &Analysis, answer: &str) -> Vec<(usize, Span)> {
         let Some((s, e)) = text_position(a, &c.text) else {
             continue;
         };
-        let span = Span::from_norm(a, answer, s, e);
-        if rules::negated_at(a, s, e) {
+        let span = span_of(a, answer, s, e);
+        if negated_at(a, st, s, e) {
             // "Not true" answers False; any other denied option is simply not picked.
             if let Some((t, f)) = tf {
                 found.push((if i == t { f } else { t }, s, span));
@@ -138,10 +154,10 @@ fn prose_picks(card: &Card, a: &Analysis, answer: &str) -> Vec<(usize, Span)> {
         let Some(k) = label_index(&t.norm, n) else {
             continue;
         };
-        let after = a.norm[t.end..].chars().next();
-        let before = a.norm[..t.start].chars().next_back();
+        let after = a.norm()[t.end..].chars().next();
+        let before = a.norm()[..t.start].chars().next_back();
         let marked = after == Some(')') || before == Some('(');
-        let raw = &a.norm[t.start..t.end];
+        let raw = &a.norm()[t.start..t.end];
         // "a" and "I" are words far more often than option letters: only take them where a
         // letter is expected ("option a", "a and c", "it's a." at the end).
         let ambiguous = matches!(t.norm.as_str(), "a" | "i");
@@ -160,7 +176,7 @@ fn prose_picks(card: &Card, a: &Analysis, answer: &str) -> Vec<(usize, Span)> {
             && (raw.chars().all(|c| c.is_ascii_uppercase()) || cue_before || cue_after);
         let letter = marked || stands_alone || (ambiguous && cue_before && cue_after);
         if letter && !found.iter().any(|(p, _, _)| *p == k) {
-            found.push((k, t.start, Span::from_norm(a, answer, t.start, t.end)));
+            found.push((k, t.start, span_of(a, answer, t.start, t.end)));
         }
     }
     found.sort_by_key(|(_, s, _)| *s);
@@ -174,10 +190,9 @@ fn prose_picks(card: &Card, a: &Analysis, answer: &str) -> Vec<(usize, Span)> {
     found.into_iter().map(|(k, _, span)| (k, span)).collect()
 }
 
-pub(super) fn choice(card: &Card, answer: &str) -> Parts {
-    let a = Analysis::new(answer);
+pub(super) fn choice(card: &Card, answer: &str, a: &Segments, st: &Stance) -> Parts {
     let n = card.choices.len();
-    let picks = labels_only(&a, answer, n).unwrap_or_else(|| prose_picks(card, &a, answer));
+    let picks = labels_only(a, answer, n).unwrap_or_else(|| prose_picks(card, a, st, answer));
     let mut parts = Parts::default();
     for (i, c) in card.choices.iter().enumerate() {
         let pick = picks.iter().find(|(p, _)| *p == i);
@@ -200,6 +215,7 @@ pub(super) fn choice(card: &Card, answer: &str) -> Parts {
                     c.why.clone()
                 },
                 spec: card.spec.first().cloned().unwrap_or_default(),
+                catalogue: false,
             });
         }
     }
@@ -232,11 +248,11 @@ pub fn order_display(card: &Card) -> Vec<usize> {
 }
 
 /// "3124" or "cabd": every label once, written without separators.
-fn packed_labels(a: &Analysis, answer: &str, n: usize) -> Option<Vec<(usize, Span)>> {
+fn packed_labels(a: &Segments, answer: &str, n: usize) -> Option<Vec<(usize, Span)>> {
     let [t] = a.tokens.as_slice() else {
         return None;
     };
-    let chars: Vec<(usize, char)> = a.norm[t.start..t.end].char_indices().collect();
+    let chars: Vec<(usize, char)> = a.norm()[t.start..t.end].char_indices().collect();
     if chars.len() != n || n > 9 {
         return None;
     }
@@ -248,18 +264,17 @@ fn packed_labels(a: &Analysis, answer: &str, n: usize) -> Option<Vec<(usize, Spa
         }
         let start = t.start + off;
         let end = chars.get(k + 1).map_or(t.end, |&(o, _)| t.start + o);
-        out.push((idx, Span::from_norm(a, answer, start, end)));
+        out.push((idx, span_of(a, answer, start, end)));
     }
     Some(out)
 }
 
-pub(super) fn order(card: &Card, answer: &str) -> Parts {
-    let a = Analysis::new(answer);
+pub(super) fn order(card: &Card, answer: &str, a: &Segments) -> Parts {
     let n = card.items.len();
     let display = order_display(card);
     // The user's sequence, as indices into the correct order, each with where it was written.
     let mut seq: Vec<(usize, Span)> = Vec::new();
-    if let Some(labels) = labels_only(&a, answer, n).or_else(|| packed_labels(&a, answer, n)) {
+    if let Some(labels) = labels_only(a, answer, n).or_else(|| packed_labels(a, answer, n)) {
         // Numbers and letters both work; mixed answers read as written.
         for (k, span) in labels {
             if let Some(&item) = display.get(k) {
@@ -271,12 +286,12 @@ pub(super) fn order(card: &Card, answer: &str) -> Parts {
             .items
             .iter()
             .enumerate()
-            .filter_map(|(i, t)| text_position(&a, t).map(|(s, e)| (s, e, i)))
+            .filter_map(|(i, t)| text_position(a, t).map(|(s, e)| (s, e, i)))
             .collect();
         found.sort();
         seq = found
             .into_iter()
-            .map(|(s, e, i)| (i, Span::from_norm(&a, answer, s, e)))
+            .map(|(s, e, i)| (i, span_of(a, answer, s, e)))
             .collect();
     }
     let mut parts = Parts::default();

@@ -1,7 +1,5 @@
 //! Exact identifiers: where they occur, and spellings close enough to be a near miss.
 
-use super::super::text::{canon, stem};
-
 /// An exact identifier's byte range in `a.norm`.
 #[derive(Debug, Clone, Copy)]
 pub struct ExactHit {
@@ -119,9 +117,4 @@ pub fn near_miss(found: &str, expected: &str) -> bool {
     }
     let allowed = (n / 6).clamp(1, 4);
     strsim::osa_distance(&f, &e) <= allowed
-}
-
-/// Stems of a free-text word, for the structured kinds.
-pub fn word_key(w: &str) -> String {
-    canon(&stem(&w.to_lowercase()))
 }

@@ -1,0 +1,367 @@
+//! Stage 3: how each clause stands towards what it mentions, judged once per answer.
+//!
+//! A clause may **deny** (a negation cue: "not", "never", "isn't", "unlike", "instead of",
+//! "avoid", "... is wrong"), be **taken back** by the clause after it ("..., but it isn't.",
+//! "That's wrong."), hang off a denied clause (", which was a handshake" after "Unlike
+//! initialize"), continue a denied list ("never mints, echoes or checks"), or state a
+//! **condition** ("if the ack never arrives"). A claim may be a **question** or **attributed**
+//! to somebody else ("some people think ...", "older revisions ...").
+//!
+//! The cues are found once here. Whether a clause denies a particular reading depends on which
+//! words that reading is made of (a concept's own words, "no longer" in "gone", are no cue
+//! against it), so [`Stance::denies`] takes them.
+
+use super::lexicon::lexicon;
+use super::segment::{Segments, Token};
+use super::words::is_stopword;
+
+/// A negation cue in a clause.
+#[derive(Debug, Clone, Copy)]
+struct Cue {
+    token: usize,
+    /// "rather than", "instead of": denies only what follows it.
+    ahead_only: bool,
+    /// "wrong", "incorrect": before the words it judges it denies only when a "to" or "that"
+    /// soon introduces them ("it is wrong to say ..."); otherwise it judges something else
+    /// ("line 2 is wrong as the server assigns the id").
+    verdict: bool,
+}
+
+/// The stance of every clause and claim of one answer.
+#[derive(Debug, Default)]
+pub struct Stance {
+    /// Per clause: its negation cues.
+    cues: Vec<Vec<Cue>>,
+    /// Per clause: taken back by a short denying tail after it.
+    taken_back: Vec<bool>,
+    /// Per clause: a condition, not a statement.
+    conditional: Vec<bool>,
+    /// Per clause: "or"/"nor" in it (a list a denial before it may reach).
+    listy: Vec<bool>,
+    /// Per clause: opens with "which", "who" or "that".
+    relative: Vec<bool>,
+    /// Per claim: its view belongs to somebody else.
+    attributed: Vec<bool>,
+    /// Per claim: it sits in a question.
+    question: Vec<bool>,
+}
+
+impl Stance {
+    pub fn of(s: &Segments) -> Stance {
+        let clauses = s.clause_count() + 1;
+        let claims = s.claim_count() + 1;
+        let mut st = Stance {
+            cues: vec![Vec::new(); clauses],
+            taken_back: vec![false; clauses],
+            conditional: vec![false; clauses],
+            listy: vec![false; clauses],
+            relative: vec![false; clauses],
+            attributed: vec![false; claims],
+            question: vec![false; claims],
+        };
+        for c in 0..clauses {
+            let r = s.clause_range(c);
+            for i in r.clone() {
+                if is_negation(s, i) {
+                    let w = s.tokens[i].norm.as_str();
+                    st.cues[c].push(Cue {
+                        token: i,
+                        ahead_only: matches!(w, "rather" | "instead"),
+                        verdict: matches!(w, "wrong" | "incorrect"),
+                    });
+                }
+            }
+            let words: Vec<&str> = s.tokens[r.clone()]
+                .iter()
+                .map(|t| t.norm.as_str())
+                .collect();
+            st.listy[c] = words.iter().any(|w| matches!(*w, "or" | "nor"));
+            st.relative[c] = words
+                .first()
+                .is_some_and(|w| matches!(*w, "which" | "who" | "that"));
+            st.conditional[c] = words.iter().take(2).any(|w| lexicon().conditions.has(w));
+        }
+        for c in 0..clauses {
+            st.taken_back[c] = denied_by_tail(s, &st, c);
+        }
+        for claim in 0..claims {
+            let r = s.claim_range(claim);
+            if let Some(t) = s.tokens.get(r.start) {
+                st.question[claim] = s.is_question(t.sentence);
+            }
+            st.attributed[claim] = attributed(&s.tokens[r]);
+        }
+        st
+    }
+
+    /// Whether clause `c` denies a reading made of the tokens `own` (indices; only those in
+    /// `c` matter for where a cue points).
+    pub fn denies(&self, s: &Segments, c: usize, own: &[usize]) -> bool {
+        self.denied_here(s, c, own)
+            || self.taken_back.get(c).copied().unwrap_or(false)
+            || self.continues_denied_list(s, c, own)
+            || self.relative_of_denied(s, c, own)
+    }
+
+    fn denied_here(&self, s: &Segments, c: usize, own: &[usize]) -> bool {
+        let Some(cues) = self.cues.get(c) else {
+            return false;
+        };
+        let mine: Vec<usize> = own
+            .iter()
+            .copied()
+            .filter(|&i| s.tokens.get(i).is_some_and(|t| t.clause == c))
+            .collect();
+        let content = mine.iter().copied().min();
+        cues.iter().any(|cue| {
+            if own.contains(&cue.token) {
+                return false;
+            }
+            if cue.ahead_only && !mine.is_empty() && mine.iter().all(|&j| j < cue.token) {
+                return false;
+            }
+            if cue.verdict && judges_something_else(s, cue.token, content) {
+                return false;
+            }
+            true
+        })
+    }
+
+    /// "it never mints, echoes or checks a session id": the "never" reaches every item of the
+    /// list up to the "or", in the same claim.
+    fn continues_denied_list(&self, s: &Segments, c: usize, own: &[usize]) -> bool {
+        if !self.listy.get(c).copied().unwrap_or(false) {
+            return false;
+        }
+        let Some(first) = s.clause_range(c).next().and_then(|i| s.tokens.get(i)) else {
+            return false;
+        };
+        let prev = (1..c)
+            .rev()
+            .find(|&p| !s.clause_range(p).is_empty())
+            .filter(|&p| s.tokens[s.clause_range(p).start].claim == first.claim);
+        prev.is_some_and(|p| self.denied_here(s, p, own))
+    }
+
+    /// ", which was a handshake" hanging off a denied clause ("Unlike initialize, ...").
+    fn relative_of_denied(&self, s: &Segments, c: usize, own: &[usize]) -> bool {
+        if !self.relative.get(c).copied().unwrap_or(false) {
+            return false;
+        }
+        (1..c)
+            .rev()
+            .find(|&p| !s.clause_range(p).is_empty())
+            .is_some_and(|p| self.denied_here(s, p, own))
+    }
+
+    /// Whether clause `c` is a condition ("if the server assigns the id, ...").
+    pub fn conditional(&self, c: usize) -> bool {
+        self.conditional.get(c).copied().unwrap_or(false)
+    }
+
+    /// Whether clause `c` is taken back by the clause after it.
+    pub fn taken_back(&self, c: usize) -> bool {
+        self.taken_back.get(c).copied().unwrap_or(false)
+    }
+
+    /// Whether claim `k` reports somebody else's view.
+    pub fn attributed(&self, k: usize) -> bool {
+        self.attributed.get(k).copied().unwrap_or(false)
+    }
+
+    /// Whether claim `k` is (part of) a question.
+    pub fn question(&self, k: usize) -> bool {
+        self.question.get(k).copied().unwrap_or(false)
+    }
+
+    /// Whether clause `c` holds any negation cue at all (for the truths of accountability).
+    pub fn negated(&self, s: &Segments, c: usize) -> bool {
+        self.denies(s, c, &[])
+    }
+}
+
+/// Built-in negation cues: a mention in the same clause as one of these is being denied.
+pub fn is_negation(s: &Segments, i: usize) -> bool {
+    let lex = lexicon();
+    let Some(t) = s.tokens.get(i) else {
+        return false;
+    };
+    let next = s.tokens.get(i + 1).filter(|n| n.clause == t.clause);
+    let w = t.norm.as_str();
+    match w {
+        // "not only", "not just" affirm.
+        "not" => !next.is_some_and(|n| lex.not_affirming.has(&n.norm)),
+        "rather" => next.is_some_and(|n| n.norm == "than"),
+        // "instead of X" denies X; a trailing "instead" affirms the replacement.
+        "instead" => next.is_some_and(|n| n.norm == "of"),
+        // "if something's wrong": a condition, not a verdict.
+        "wrong" => !(i.saturating_sub(3)..i)
+            .any(|j| s.tokens[j].clause == t.clause && lex.wrong_conditions.has(&s.tokens[j].norm)),
+        // "is a bad idea", "bad practice"; not "the bad line".
+        "bad" => next.is_some_and(|n| lex.bad_verdicts.has(&n.norm)),
+        // "nothing but", "no other than": an "only", not a denial.
+        "nothing" | "none" | "no" => !next.is_some_and(|n| lex.only_markers.has(&n.norm)),
+        _ => lex.negations.has(w) || w.ends_with("n't"),
+    }
+}
+
+/// "wrong" before the words it judges denies them only when a "to" or "that" soon introduces
+/// them ("it is wrong to say the server assigns the id").
+fn judges_something_else(s: &Segments, i: usize, content: Option<usize>) -> bool {
+    let Some(content) = content else {
+        return false;
+    };
+    if i > content {
+        return false;
+    }
+    let clause = s.tokens[i].clause;
+    !(i + 1..content.min(i + 4))
+        .filter(|&j| s.tokens[j].clause == clause)
+        .any(|j| matches!(s.tokens[j].norm.as_str(), "to" | "that"))
+}
+
+/// Words that, alone after a mention, set it aside ("Last-Event-ID: ignored").
+fn dismisses(t: &Token) -> bool {
+    lexicon().dismissals.has(&t.norm)
+}
+
+/// Whether the clause right after `c` only denies what came before ("it's a handshake, but it
+/// isn't", "It replays them. That's wrong.", "..., which is wrong for unknown values").
+fn denied_by_tail(s: &Segments, st: &Stance, c: usize) -> bool {
+    let lex = lexicon();
+    if s.clause_range(c).is_empty() {
+        return false;
+    }
+    let Some(next) = (c + 1..=s.clause_count()).find(|&n| !s.clause_range(n).is_empty()) else {
+        return false;
+    };
+    let tail: Vec<usize> = s.clause_range(next).collect();
+    let judged = |i: usize| !st.cues[next].iter().all(|q| q.token != i) || dismisses(&s.tokens[i]);
+    let verdict_opener = tail.len() >= 3
+        && matches!(s.tokens[tail[0]].norm.as_str(), "which" | "that" | "that's")
+        && tail[1..tail.len().min(3)]
+            .iter()
+            .any(|&i| judged(i) && !lex.tail_not_verdicts.has(&s.tokens[i].norm));
+    verdict_opener
+        || (!tail.is_empty()
+            && tail.len() <= 6
+            && tail.iter().all(|&i| {
+                let w = s.tokens[i].norm.as_str();
+                is_stopword(w) || lex.tail_words.has(w) || judged(i)
+            })
+            && tail.iter().any(|&i| judged(i)))
+}
+
+/// Who a claim's view belongs to: "some people think ...", "a colleague would say ...", "it's a
+/// myth that ...", "older revisions ...". Such a claim reports a view; it does not state it.
+fn attributed(toks: &[Token]) -> bool {
+    let at = &lexicon().attribution;
+    let words: Vec<&str> = toks.iter().map(|t| t.norm.as_str()).collect();
+    let marked = words.iter().any(|w| at.markers.has(w))
+        || words
+            .windows(2)
+            .any(|p| at.era_words.has(p[0]) && at.eras.has(p[1]))
+        || at.pairs.in_words(&words)
+        || words
+            .windows(2)
+            .any(|p| at.witnesses.has(p[0]) && at.witnessed.has(p[1]));
+    let habit = words
+        .iter()
+        .enumerate()
+        .any(|(i, w)| at.groups.has(w) && words[i + 1..].iter().take(2).any(|v| at.habits.has(v)));
+    let held = words.iter().enumerate().any(|(i, w)| {
+        (at.groups.has(w) || at.holders.has(w))
+            && words[i + 1..].iter().take(4).any(|v| at.views.has(v))
+    });
+    marked || habit || held
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stance(text: &str) -> (Segments, Stance) {
+        let s = Segments::new(text);
+        let st = Stance::of(&s);
+        (s, st)
+    }
+
+    /// Whether the clause holding word `w` denies a reading made of that word alone.
+    fn denies(text: &str, w: &str) -> bool {
+        let (s, st) = stance(text);
+        let i = s.tokens.iter().position(|t| t.norm == w).unwrap();
+        st.denies(&s, s.tokens[i].clause, &[i])
+    }
+
+    #[test]
+    fn negation_reaches_its_clause() {
+        assert!(denies(
+            "The server never replays missed changes.",
+            "replays"
+        ));
+        assert!(denies("Nothing is replayed.", "replayed"));
+        assert!(denies("Missed changes aren't replayed.", "replayed"));
+        assert!(!denies(
+            "Not only is it mandatory, it comes first.",
+            "mandatory"
+        ));
+        assert!(!denies("It comes first, not last.", "first"));
+        assert!(denies("It comes first, not last.", "last"));
+        assert!(!denies("Nothing but JSON-RPC goes on stdout.", "stdout"));
+    }
+
+    #[test]
+    fn rather_than_denies_only_what_follows() {
+        assert!(!denies(
+            "It uses the request id rather than a new one.",
+            "request"
+        ));
+        assert!(denies(
+            "It uses the request id rather than a new one.",
+            "new"
+        ));
+        assert!(!denies("It defines a 30 s timeout instead.", "timeout"));
+    }
+
+    #[test]
+    fn tails_lists_and_relatives() {
+        assert!(denies("It replays them. That's wrong.", "replays"));
+        assert!(denies("It is a handshake, but it isn't.", "handshake"));
+        assert!(!denies("It drops them, which nobody wants.", "drops"));
+        assert!(denies(
+            "It never mints, echoes or checks a session id.",
+            "echoes"
+        ));
+        assert!(denies(
+            "Unlike initialize, which was a handshake, it is per stream.",
+            "handshake"
+        ));
+        assert!(!denies(
+            "If something's wrong, the server closes the stream.",
+            "closes"
+        ));
+        assert!(!denies(
+            "Line 2 is wrong as the server assigns the id.",
+            "assigns"
+        ));
+        assert!(denies(
+            "It is wrong to say the server assigns the id.",
+            "assigns"
+        ));
+    }
+
+    #[test]
+    fn questions_attribution_conditions() {
+        let (s, st) = stance("Does it replay? Some people think the server assigns the id.");
+        assert!(st.question(s.tokens[0].claim));
+        let assigns = s.tokens.iter().find(|t| t.norm == "assigns").unwrap();
+        assert!(st.attributed(assigns.claim));
+        let (s, st) = stance("If the ack never arrives, cancel it.");
+        assert!(st.conditional(s.tokens[0].clause));
+        assert!(!st.conditional(s.tokens.last().unwrap().clause));
+        let (s, st) = stance("Older revisions had a handshake.");
+        assert!(st.attributed(s.tokens[0].claim));
+        let (s, st) = stance("The old request id is dropped.");
+        assert!(!st.attributed(s.tokens[0].claim));
+    }
+}
