@@ -215,6 +215,8 @@ pub struct Outcome {
     pub text: String,
     pub expected: Verdict,
     pub got: Verdict,
+    /// The answer states a misconception (a flag of the card, or another).
+    pub misconceived: bool,
     /// How sure the grader was of `got`.
     pub confidence: Confidence,
     /// The statements it could not check.
@@ -413,6 +415,7 @@ pub fn evaluate_with(
             text: want.text.clone(),
             expected: want.verdict,
             got: g.verdict,
+            misconceived: want.misconceived(),
             confidence: g.confidence,
             unchecked: g
                 .unchecked
@@ -604,6 +607,34 @@ pub fn disagreements(
             }),
     );
     out
+}
+
+/// The catalogue's rule, which no known-disagreement excuses: a misconception checked on every
+/// card must fire on no tuned answer that states no misconception.
+pub fn catalogue_violations(report: &Report) -> Vec<DeckError> {
+    let ids: Vec<&str> = crate::deck::catalogue::misconceptions()
+        .iter()
+        .map(|m| m.id.as_str())
+        .collect();
+    report
+        .outcomes
+        .iter()
+        .filter(|o| o.part == Part::Tuned && !o.misconceived)
+        .flat_map(|o| {
+            o.false_flags
+                .iter()
+                .filter(|f| ids.contains(&f.as_str()))
+                .map(move |f| DeckError {
+                    file: o.file.clone(),
+                    line: o.line,
+                    column: 1,
+                    message: format!(
+                        "catalogue misconception `{f}` fires on this right answer to `{}`; a catalogue entry must be wrong whatever the question: narrow its claims in decks/catalogue.toml, or make it a card's flag",
+                        o.card
+                    ),
+                })
+        })
+        .collect()
 }
 
 /// What went wrong with one outcome, in words.

@@ -293,8 +293,18 @@ fn check(g: &Global, paths: &[PathBuf]) -> anyhow::Result<ExitCode> {
     }
     if embedded_run {
         problems.extend(vocabulary_problems(&lib));
+        problems.extend(crate::deck::catalogue::self_test());
+        if let Some(e) = crate::grader::lexicon_problem() {
+            problems.push(DeckError {
+                file: "decks/lexicon.toml".into(),
+                line: 0,
+                column: 0,
+                message: e,
+            });
+        }
         let report = eval::evaluate(&lib, &eval::Corpus::embedded(), None);
         problems.extend(report.problems.iter().cloned());
+        problems.extend(eval::catalogue_violations(&report));
         let known = eval::parse_known(crate::deck::embedded_text(eval::KNOWN_FILE).unwrap_or(""));
         problems.extend(eval::disagreements(&report, &known));
     }

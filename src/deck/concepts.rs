@@ -139,7 +139,7 @@ pub fn resolve(card: &mut Card, vocab: &Vocabulary, used: &mut BTreeSet<String>)
     card.identifiers = vocab.identifiers.known.clone();
     // The catalogue's misconceptions are checked on every free-text card's answers.
     if matches!(card.kind, CardKind::Recall | CardKind::SpotTheBug) {
-        for f in vocab.flags.iter().filter(|f| f.catalogue) {
+        for f in super::catalogue::misconceptions() {
             if !card.red_flags.iter().any(|g| g.id == f.id) {
                 card.red_flags.push(f.clone());
             }
@@ -151,6 +151,9 @@ pub fn resolve(card: &mut Card, vocab: &Vocabulary, used: &mut BTreeSet<String>)
                 card.red_flags.push(f.clone())
             }
             Some(_) => {}
+            None if super::catalogue::misconceptions()
+                .iter()
+                .any(|m| m.id == name) => {}
             None => un.flags.push(name),
         }
     }

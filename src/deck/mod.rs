@@ -4,6 +4,7 @@
 //! problem becomes a [`DeckError`] naming the file, line and column, so one broken deck never
 //! hides the others.
 
+pub mod catalogue;
 pub mod concepts;
 pub mod content_rules;
 pub mod export;
@@ -116,6 +117,7 @@ impl Library {
             .flat_map(|(_, c)| crate::grader::card_texts(c))
             .collect();
         texts.extend(facts::all().iter().map(|f| f.text.clone()));
+        texts.extend(catalogue::truths().map(str::to_string));
         let texts = std::sync::Arc::new(texts);
         for d in &mut self.decks {
             for c in &mut d.cards {
@@ -313,9 +315,12 @@ pub(crate) fn embedded_facts_text() -> &'static str {
 
 fn is_deck_file(path: &Path) -> bool {
     path.extension().is_some_and(|e| e == "toml")
-        && path
-            .file_name()
-            .is_some_and(|n| n != FACTS_FILE && n != LEXICON_FILE && n != concepts::CONCEPTS_FILE)
+        && path.file_name().is_some_and(|n| {
+            n != FACTS_FILE
+                && n != LEXICON_FILE
+                && n != concepts::CONCEPTS_FILE
+                && n != catalogue::CATALOGUE_FILE
+        })
 }
 
 /// `(name, text)` of every embedded file under `dir` (recursively), sorted by name.

@@ -82,10 +82,19 @@ impl Truths {
             let mut current = usize::MAX;
             for i in 0..s.tokens.len() {
                 let tok = &s.tokens[i];
-                if tok.sentence != current {
+                if (if std::env::var("TRUTH_CLAIM").is_ok() {
+                    tok.claim
+                } else {
+                    tok.sentence
+                }) != current
+                {
                     t.add_sentence(&sentence);
                     sentence.clear();
-                    current = tok.sentence;
+                    current = if std::env::var("TRUTH_CLAIM").is_ok() {
+                        tok.claim
+                    } else {
+                        tok.sentence
+                    };
                 }
                 let Some(u) = unit(&s, i, g) else { continue };
                 let id = t.intern(&u);

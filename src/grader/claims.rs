@@ -259,7 +259,7 @@ fn judge(
         return false;
     }
     if let Some(not) = p.not {
-        let denied_mention = a.mentions.of(not).iter().any(|o| {
+        let denied_mention = a.mentions.of(not).iter().filter(|o| !o.typo).any(|o| {
             let c = s.tokens[o.first].claim;
             (first..=last).contains(&c) && {
                 let toks: Vec<usize> = (o.first..=o.last).collect();
@@ -271,9 +271,12 @@ fn judge(
         }
     }
     let clauses: Vec<usize> = cand.iter().map(|o| o.clause).collect();
+    // A guard is a cue: only words written as the deck writes them count ("comes" is no
+    // misspelt "codes").
     let guarded = |g: &GroupId| {
         a.mentions.of(*g).iter().any(|o| {
-            clauses.contains(&s.tokens[o.first].clause)
+            !o.typo
+                && clauses.contains(&s.tokens[o.first].clause)
                 && !(o.first..=o.last).all(|i| own.contains(&i))
         })
     };
@@ -285,7 +288,9 @@ fn judge(
         if a.stance.question(claim) || a.stance.attributed(claim) || guards.iter().any(guarded) {
             return false;
         }
-        if predicate.iter().any(|o| a.stance.conditional(o.clause)) {
+        // "if the server assigned the id, ..." supposes; "if it is missing, the server answers
+        // -32020" states a rule: only a reading wholly inside conditions states nothing.
+        if cand.iter().all(|o| a.stance.conditional(o.clause)) {
             return false;
         }
     }
@@ -388,5 +393,124 @@ fn reading(s: &Segments, occ: &[Occ]) -> Reading {
         start,
         end,
         tokens: occ.iter().flat_map(|o| o.tokens()).collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::rubric::Rubric;
+    use super::*;
+    use crate::card::Claim;
+
+    /// Whether `claim` is read in `answer` as a red flag (affirmed, stated) would be.
+    fn states(claim: Claim, answer: &str, mode: Mode) -> bool {
+        let mut r = Rubric::default();
+        let actors: Vec<GroupId> = lexicon().actors.iter().map(|a| r.index.add(a)).collect();
+        let p = r.pattern(&claim);
+        let s = Segments::new(answer);
+        let st = Stance::of(&s);
+        let m = r.index.find(&s, mode == Mode::Point);
+        let mut acts: Vec<Occurrence> = actors.iter().flat_map(|&g| m.of(g)).copied().collect();
+        acts.sort_by_key(|o| o.first);
+        let a = Answer {
+            seg: &s,
+            stance: &st,
+            mentions: &m,
+            actors: &acts,
+        };
+        read(&a, &p, mode, &[]).is_some()
+    }
+
+    fn server_assigns() -> Claim {
+        Claim {
+            agent: Some("server".into()),
+            action: Some("assign|mint|choose|generate".into()),
+            theme: Some("id|subscription id".into()),
+            ..Claim::default()
+        }
+    }
+
+    #[test]
+    fn a_frame_is_read_in_the_active_and_the_passive() {
+        let f = |a: &str| states(server_assigns(), a, Mode::Flag);
+        assert!(f("The server assigns the subscription id."));
+        assert!(f("The subscription id is assigned by the server."));
+        assert!(f("It is the server that mints the id."));
+        assert!(f("The server, not the client, chooses the id."));
+        assert!(!f("The client chooses the id and the server echoes it."));
+        assert!(!f("The id is chosen by the client, never by the server."));
+        assert!(!f("The server never assigns the id."));
+        assert!(!f("Some people think the server assigns the id."));
+        assert!(!f(
+            "The id comes from the client; the server gets it from the request."
+        ));
+        assert!(!f("Does the server assign the id?"));
+    }
+
+    #[test]
+    fn a_negated_claim_is_read_only_when_denied() {
+        let no_replay = Claim {
+            action: Some("replay|redeliver|resend".into()),
+            negated: true,
+            ..Claim::default()
+        };
+        assert!(states(
+            no_replay.clone(),
+            "Nothing is replayed.",
+            Mode::Point
+        ));
+        assert!(states(
+            no_replay.clone(),
+            "The server doesn't replay missed changes.",
+            Mode::Point
+        ));
+        assert!(!states(
+            no_replay,
+            "The server replays missed changes.",
+            Mode::Point
+        ));
+    }
+
+    #[test]
+    fn a_not_slot_wants_its_group_denied() {
+        let in_meta = Claim {
+            theme: Some("tag".into()),
+            all: vec!["_meta|meta".into()],
+            not: Some("header".into()),
+            ..Claim::default()
+        };
+        assert!(states(
+            in_meta.clone(),
+            "The tag lives in _meta, not in an HTTP header.",
+            Mode::Point
+        ));
+        assert!(!states(
+            in_meta.clone(),
+            "The tag lives in _meta.",
+            Mode::Point
+        ));
+        assert!(!states(
+            in_meta,
+            "The tag lives in _meta and in a header.",
+            Mode::Point
+        ));
+    }
+
+    #[test]
+    fn a_condition_or_an_except_group_states_nothing() {
+        assert!(!states(
+            server_assigns(),
+            "If the server assigned the id, it would clash.",
+            Mode::Flag
+        ));
+        let guarded = Claim {
+            except: vec!["older|legacy draft".into()],
+            ..server_assigns()
+        };
+        assert!(!states(
+            guarded,
+            "In a legacy draft the server assigns the id.",
+            Mode::Flag
+        ));
     }
 }

@@ -49,6 +49,8 @@ struct File {
     #[serde(default)]
     conditions: Vec<String>,
     #[serde(default)]
+    hypothetical: Vec<String>,
+    #[serde(default)]
     polar: Vec<String>,
     #[serde(default)]
     passive_auxiliaries: Vec<String>,
@@ -159,6 +161,7 @@ pub struct Lexicon {
     pub but_idioms: Words,
     pub abbreviations: Words,
     pub conditions: Words,
+    pub hypothetical: Words,
     pub polar: Vec<String>,
     pub passive_auxiliaries: Words,
     pub participles: Words,
@@ -232,6 +235,7 @@ pub fn parse(text: &str) -> Result<Lexicon, String> {
         but_idioms: Words::of(f.but_idioms),
         abbreviations: Words::of(f.abbreviations),
         conditions: Words::of(f.conditions),
+        hypothetical: Words::of(f.hypothetical),
         polar: f.polar,
         passive_auxiliaries: Words::of(f.passive_auxiliaries),
         participles: Words::of(f.participles),

@@ -79,7 +79,23 @@ impl Stance {
             st.relative[c] = words
                 .first()
                 .is_some_and(|w| matches!(*w, "which" | "who" | "that"));
-            st.conditional[c] = words.iter().take(2).any(|w| lexicon().conditions.has(w));
+            // "if the ack never arrives, cancel": the condition ends where its sentence goes
+            // on. "If it is missing the server answers -32020", written without the comma, is
+            // a rule stated whole, not a condition.
+            // And only a supposition is no statement: "if the server assigned the id, the
+            // client could not match it"; "if it is unsupported, the server answers an error"
+            // states the (mistaken) rule.
+            let goes_on = r.end > r.start
+                && s.tokens
+                    .get(r.end)
+                    .is_some_and(|n| n.sentence == s.tokens[r.end - 1].sentence);
+            let supposed = goes_on
+                && s.tokens[r.end..]
+                    .iter()
+                    .take_while(|n| n.sentence == s.tokens[r.end - 1].sentence)
+                    .any(|n| lexicon().hypothetical.has(&n.norm));
+            st.conditional[c] =
+                supposed && words.iter().take(2).any(|w| lexicon().conditions.has(w));
         }
         for c in 0..clauses {
             st.taken_back[c] = denied_by_tail(s, &st, c);
