@@ -250,6 +250,17 @@ pub fn checklist(g: &Grade, plain: bool, width: usize) -> Vec<String> {
             width,
         ));
     }
+    for u in &g.unchecked {
+        let bare = if plain { "not checked:" } else { "?" };
+        out.push(item(
+            ink::warn(bare),
+            bare,
+            format!(
+                "not checked against the card: {}{dash} compare it with the card's answer",
+                quote(&u.text)
+            ),
+        ));
+    }
     for n in &g.near_misses {
         let bare = if plain { "near miss:" } else { "≈" };
         out.push(item(

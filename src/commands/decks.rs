@@ -71,6 +71,10 @@ pub enum DecksCommand {
         /// tuning.
         #[arg(long)]
         show_held_out: bool,
+        /// Leave the held-out part out entirely, figures included: what to run while tuning a
+        /// card, so its held-out answers cannot guide the change.
+        #[arg(long, conflicts_with = "show_held_out")]
+        tuned_only: bool,
         /// Print the report as JSON.
         #[arg(long)]
         json: bool,
@@ -110,6 +114,7 @@ pub fn run(args: Args, g: &Global) -> anyhow::Result<ExitCode> {
             card,
             show,
             show_held_out,
+            tuned_only,
             json,
             answers,
             write_known,
@@ -118,6 +123,7 @@ pub fn run(args: Args, g: &Global) -> anyhow::Result<ExitCode> {
             g,
             card.as_deref(),
             eval_report::Show::from_flags(show, show_held_out),
+            tuned_only,
             json,
             answers.as_deref(),
             write_known,
@@ -256,6 +262,7 @@ fn check(g: &Global, paths: &[PathBuf]) -> anyhow::Result<ExitCode> {
                 problems.extend(validate::self_test(d, &text));
                 problems.extend(rubric::check(d, &text));
                 problems.extend(content_rules::check(d, &text));
+                problems.extend(crate::deck::lint_check(d, &text));
             }
             None => problems.push(DeckError {
                 file: d.source.clone(),
@@ -363,6 +370,7 @@ fn eval_cmd(
     g: &Global,
     card: Option<&str>,
     show: eval_report::Show,
+    tuned_only: bool,
     json: bool,
     answers: Option<&std::path::Path>,
     write_known: bool,
@@ -375,10 +383,13 @@ fn eval_cmd(
             bail!("unknown card `{c}`; cards are named DECK/CARD, see `mcp-tutor decks list`");
         }
     }
-    let corpus = match answers {
+    let mut corpus = match answers {
         Some(dir) => eval::Corpus::from_dir(dir),
         None => eval::Corpus::embedded(),
     };
+    if tuned_only {
+        corpus.entries.retain(|e| e.part == eval::Part::Tuned);
+    }
     let judge = crate::judge::Judge::from_args(judge, crate::judge::Scope::FlagOnly)?;
     if judge.is_some() && write_known {
         bail!("--write-known records the rules' disagreements: run it without --judge");

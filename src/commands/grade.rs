@@ -138,8 +138,12 @@ pub fn render(g: &Grade) -> String {
 /// [`render`] for a given mode and width (snapshot tests pin both).
 pub fn render_to(g: &Grade, plain: bool, width: usize) -> String {
     use crate::term::ink;
+    let unsure = match g.confidence {
+        grader::Confidence::Sure => "",
+        grader::Confidence::Unsure => " (not sure)",
+    };
     let mut out = format!(
-        "{}  {}  score {:.0}%  suggested rating: {}\n",
+        "{}  {}{unsure}  score {:.0}%  suggested rating: {}\n",
         g.card,
         ink::verdict(g.verdict),
         g.score.max(0.0) * 100.0 + 0.0,

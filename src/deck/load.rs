@@ -19,6 +19,33 @@ pub(super) fn parse_deck(source: &str, text: &str) -> (Option<Deck>, Vec<DeckErr
             return (None, vec![error]);
         }
     };
+    let version = file.deck.format();
+    if !(model::OLDEST_FORMAT..=model::FORMAT_VERSION).contains(&version) {
+        let (line, column) =
+            super::locate::find_key_line(text, "format_version", &version.to_string(), 0)
+                .unwrap_or((1, 1));
+        let message = if version > model::FORMAT_VERSION {
+            format!(
+                "this deck is written in deck format {version}, newer than this mcp-tutor reads ({}); upgrade mcp-tutor (cargo install --path . in a fresh checkout)",
+                model::FORMAT_VERSION
+            )
+        } else {
+            format!(
+                "this deck is written in deck format {version}, which this mcp-tutor no longer reads; convert it to format {} as the README's \"Deck format\" section shows (stable `id`s, `claims`) and set `format_version = {}` under [deck]",
+                model::FORMAT_VERSION,
+                model::FORMAT_VERSION
+            )
+        };
+        return (
+            None,
+            vec![DeckError {
+                file: source.to_string(),
+                line,
+                column,
+                message,
+            }],
+        );
+    }
     let mut deck = Deck {
         meta: file.deck,
         cards: file.cards,

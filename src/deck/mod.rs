@@ -10,6 +10,7 @@ pub mod content_rules;
 pub mod export;
 pub mod facts;
 mod facts_tested;
+mod lint;
 mod load;
 pub(crate) mod locate;
 pub mod model;
@@ -390,4 +391,12 @@ fn deck_files_in(dir: &Path) -> std::io::Result<(Vec<PathBuf>, Vec<DeckError>)> 
     files.sort();
     skipped.sort_by(|a, b| a.file.cmp(&b.file));
     Ok((files, skipped))
+}
+
+/// `decks check`'s lints on how a deck writes its claims (see `lint`).
+pub fn lint_check(deck: &Deck, text: &str) -> Vec<DeckError> {
+    if deck.meta.format() < model::FORMAT_VERSION {
+        return Vec::new();
+    }
+    lint::check(deck, text)
 }

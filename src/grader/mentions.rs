@@ -81,14 +81,6 @@ impl Index {
         self.groups.get(g)
     }
 
-    pub fn len(&self) -> usize {
-        self.groups.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.groups.is_empty()
-    }
-
     /// Every occurrence of every group in the answer. With `typos`, plain words may be small
     /// misspellings of a phrase's words (such occurrences are marked).
     pub fn find(&self, s: &Segments, typos: bool) -> Mentions {

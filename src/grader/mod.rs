@@ -105,3 +105,29 @@ fn grade_whole(card: &Card, answer: &str) -> Grade {
 pub fn lexicon_problem() -> Option<String> {
     lexicon::problem()
 }
+
+/// How the grader reads one alternative of a group: its words' synonym classes, joined. Two
+/// alternatives with the same key match the same answers (`decks check` reports the second).
+pub fn alternative_key(alt: &str) -> String {
+    let p = phrase::Phrase::parse(alt);
+    p.words
+        .iter()
+        .map(|w| w.canon.as_str())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Whether an alternative holds a negation of its own ("not first", "never"): the grader
+/// judges negation itself, so a rubric never lists it.
+pub fn alternative_denies(alt: &str) -> bool {
+    phrase::Phrase::parse(alt).denies()
+}
+
+/// Whether a word says nothing on its own (a function word or a generic one: "may", "only",
+/// "read"): a guard made of it silences a flag in most sentences.
+pub fn is_common_word(w: &str) -> bool {
+    let w = w.trim().to_lowercase();
+    words::is_stopword(&w)
+        || lexicon::lexicon().generic.contains(&w)
+        || lexicon::lexicon().polar.contains(&w)
+}

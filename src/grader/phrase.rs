@@ -3,7 +3,7 @@
 
 use super::segment::{Segments, Token};
 use super::stance::is_negation;
-use super::words::{canon, is_stopword, stem, typo_close};
+use super::words::{is_stopword, typo_close};
 
 /// One word of a phrase, analysed like the answer's words.
 #[derive(Debug, Clone)]
@@ -23,26 +23,12 @@ impl Word {
             plain: t.plain,
         }
     }
-
-    /// A single word as the grader reads it.
-    pub fn parse(w: &str) -> Word {
-        let norm = w.to_lowercase();
-        let stem = stem(&norm);
-        Word {
-            canon: canon(&stem),
-            stem,
-            plain: w.chars().all(char::is_alphabetic),
-            norm,
-        }
-    }
 }
 
 /// One alternative of a group: a word or a phrase.
 #[derive(Debug, Clone)]
 pub struct Phrase {
     pub words: Vec<Word>,
-    /// The alternative as written, for `decks check` and the grader's explanations.
-    pub source: String,
 }
 
 /// `a|b|c`: any one alternative satisfies the group.
@@ -93,10 +79,7 @@ impl Phrase {
         } else {
             content
         };
-        Phrase {
-            words,
-            source: text.trim().to_string(),
-        }
+        Phrase { words }
     }
 
     /// Whether the phrase holds a negation word of its own ("no longer", "cannot tell").

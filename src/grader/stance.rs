@@ -175,11 +175,6 @@ impl Stance {
         self.conditional.get(c).copied().unwrap_or(false)
     }
 
-    /// Whether clause `c` is taken back by the clause after it.
-    pub fn taken_back(&self, c: usize) -> bool {
-        self.taken_back.get(c).copied().unwrap_or(false)
-    }
-
     /// Whether claim `k` reports somebody else's view.
     pub fn attributed(&self, k: usize) -> bool {
         self.attributed.get(k).copied().unwrap_or(false)

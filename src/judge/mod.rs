@@ -141,6 +141,7 @@ impl Judgement {
                 span: m.span.clone(),
                 correction: m.correction.clone(),
                 spec: m.spec.clone(),
+                catalogue: false,
             })
             .collect();
         g.verdict = v;
