@@ -274,7 +274,12 @@ pub fn unchecked(
         if unvouched.is_empty() {
             continue;
         }
-        let (Some(first), Some(last)) = (s.tokens.get(r.start), s.tokens.get(r.end - 1)) else {
+        // The quote starts at what is stated: "but the ack carries ..." from "the".
+        let from = r
+            .clone()
+            .find(|&i| !lexicon().claim_openers.has(&s.tokens[i].norm))
+            .unwrap_or(r.start);
+        let (Some(first), Some(last)) = (s.tokens.get(from), s.tokens.get(r.end - 1)) else {
             continue;
         };
         let (a, b) = s.original(first.start, last.end);

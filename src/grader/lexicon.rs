@@ -43,6 +43,8 @@ struct File {
     #[serde(default)]
     claim_openers: Vec<String>,
     #[serde(default)]
+    adverb_openers: Vec<String>,
+    #[serde(default)]
     but_idioms: Vec<String>,
     #[serde(default)]
     abbreviations: Vec<String>,
@@ -158,6 +160,7 @@ pub struct Lexicon {
     pub dismissals: Words,
     pub clause_openers: Words,
     pub claim_openers: Words,
+    pub adverb_openers: Words,
     pub but_idioms: Words,
     pub abbreviations: Words,
     pub conditions: Words,
@@ -232,6 +235,7 @@ pub fn parse(text: &str) -> Result<Lexicon, String> {
         dismissals: Words::of(f.dismissals),
         clause_openers: Words::of(f.clause_openers),
         claim_openers: Words::of(f.claim_openers),
+        adverb_openers: Words::of(f.adverb_openers),
         but_idioms: Words::of(f.but_idioms),
         abbreviations: Words::of(f.abbreviations),
         conditions: Words::of(f.conditions),

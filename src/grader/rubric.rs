@@ -169,7 +169,15 @@ pub fn judge(card: &Card, answer: &str, seg: &Segments, stance: &Stance) -> Pros
             .iter()
             .find_map(|pat| claims::read(&a, pat, Mode::Flag, guards));
         if let Some(m) = hit {
-            out.accounted.extend(&m.tokens);
+            // A claim that states a misconception is judged whole: what else it says is moot.
+            for claim in m
+                .tokens
+                .iter()
+                .filter_map(|&t| seg.tokens.get(t))
+                .map(|t| t.claim)
+            {
+                out.accounted.extend(seg.claim_range(claim));
+            }
             let (start, end) = stating_clauses(seg, &m);
             out.red_flags.push(FlagHit {
                 id: f.id.clone(),

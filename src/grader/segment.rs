@@ -270,7 +270,15 @@ fn opens_claim(tokens: &[Token], i: usize, norm: &str) -> bool {
     }
     if lexicon().claim_openers.has(&t.norm) {
         // "rather than"/"instead of" contrast a phrase, not a claim: keep them in theirs.
-        return !(t.norm == "instead" && tokens.get(i + 1).is_some_and(|n| n.norm == "of"));
+        if t.norm == "instead" && tokens.get(i + 1).is_some_and(|n| n.norm == "of") {
+            return false;
+        }
+        // An adverb in mid-clause ("the ack does however carry ...", "it would, though") opens
+        // nothing; after a stop or a comma it does ("..., however, the client ...").
+        let after_break = norm[..t.start]
+            .trim_end()
+            .ends_with([',', ';', ':', '(', '\u{2014}', '\u{2013}']);
+        return !lexicon().adverb_openers.has(&t.norm) || after_break;
     }
     t.norm == "then" && norm[..t.start].trim_end().ends_with(',')
 }
