@@ -367,9 +367,12 @@ mod tests {
         assert!(st.question(s.tokens[0].claim));
         let assigns = s.tokens.iter().find(|t| t.norm == "assigns").unwrap();
         assert!(st.attributed(assigns.claim));
-        let (s, st) = stance("If the ack never arrives, cancel it.");
+        // A supposition states nothing; a rule in "if ..., then" form does.
+        let (s, st) = stance("If the server assigned the id, the client could not match it.");
         assert!(st.conditional(s.tokens[0].clause));
         assert!(!st.conditional(s.tokens.last().unwrap().clause));
+        let (s, st) = stance("If the type is unsupported, the server returns an error.");
+        assert!(!st.conditional(s.tokens[0].clause));
         let (s, st) = stance("Older revisions had a handshake.");
         assert!(st.attributed(s.tokens[0].claim));
         let (s, st) = stance("The old request id is dropped.");
