@@ -121,12 +121,14 @@ pub fn run(args: Args, g: &Global) -> anyhow::Result<ExitCode> {
             judge,
         } => eval_cmd(
             g,
-            card.as_deref(),
-            eval_report::Show::from_flags(show, show_held_out),
-            tuned_only,
-            json,
-            answers.as_deref(),
-            write_known,
+            &EvalRun {
+                card: card.as_deref(),
+                show: eval_report::Show::from_flags(show, show_held_out),
+                tuned_only,
+                json,
+                answers: answers.as_deref(),
+                write_known,
+            },
             &judge,
         ),
         DecksCommand::Export { format } => {
@@ -366,16 +368,29 @@ fn vocabulary_problems(lib: &Library) -> Vec<DeckError> {
         .collect()
 }
 
-fn eval_cmd(
-    g: &Global,
-    card: Option<&str>,
+/// What `decks eval` was asked for, apart from the judge.
+struct EvalRun<'a> {
+    card: Option<&'a str>,
     show: eval_report::Show,
     tuned_only: bool,
     json: bool,
-    answers: Option<&std::path::Path>,
+    answers: Option<&'a std::path::Path>,
     write_known: bool,
+}
+
+fn eval_cmd(
+    g: &Global,
+    run: &EvalRun<'_>,
     judge: &crate::judge::JudgeArgs,
 ) -> anyhow::Result<ExitCode> {
+    let &EvalRun {
+        card,
+        show,
+        tuned_only,
+        json,
+        answers,
+        write_known,
+    } = run;
     let lib = Library::load(&g.deck_dirs);
     warn_errors(&lib.errors);
     if let Some(c) = card {

@@ -224,7 +224,7 @@ fn misconceptions(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::card::{MatchRule, Point, RedFlag, test_card};
+    use crate::card::{Claim, Point, RedFlag, test_card};
     use crate::judge::reply::{ClaimedMisconception, ClaimedPoint};
 
     fn card() -> Card {
@@ -234,31 +234,35 @@ mod tests {
                 id: "names-ack".into(),
                 label: "names notifications/subscriptions/acknowledged".into(),
                 required: true,
-                rules: vec![MatchRule {
+                rules: vec![Claim {
                     exact: vec!["notifications/subscriptions/acknowledged".into()],
                     all: vec![],
+                    ..Claim::default()
                 }],
             },
             Point {
                 id: "first".into(),
                 label: "it comes first".into(),
                 required: true,
-                rules: vec![MatchRule {
+                rules: vec![Claim {
                     exact: vec![],
                     all: vec!["first|before".into()],
+                    ..Claim::default()
                 }],
             },
         ];
         c.red_flags = vec![RedFlag {
             id: "handshake".into(),
             label: "calls it a handshake".into(),
-            rules: vec![MatchRule {
+            rules: vec![Claim {
                 exact: vec![],
                 all: vec!["handshake".into()],
+                ..Claim::default()
             }],
             guards: vec![],
             correction: "There is no handshake.".into(),
             spec: "SUB §Acknowledgment".into(),
+            catalogue: false,
             examples: vec![],
             non_examples: vec![],
         }];

@@ -180,7 +180,7 @@ pub fn build(key: &str, card: &Card, answer: &str, model: &str) -> Request {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::card::{MatchRule, Point, RedFlag, TimedAnswer, test_card};
+    use crate::card::{Claim, Point, RedFlag, TimedAnswer, test_card};
 
     fn card() -> Card {
         let mut c = test_card(CardKind::Recall);
@@ -194,18 +194,20 @@ mod tests {
                 id: "names-ack".into(),
                 label: "names it exactly".into(),
                 required: true,
-                rules: vec![MatchRule {
+                rules: vec![Claim {
                     exact: vec!["notifications/subscriptions/acknowledged".into()],
                     all: vec![],
+                    ..Claim::default()
                 }],
             },
             Point {
                 id: "first".into(),
                 label: "it comes first".into(),
                 required: false,
-                rules: vec![MatchRule {
+                rules: vec![Claim {
                     exact: vec![],
                     all: vec!["first".into()],
+                    ..Claim::default()
                 }],
             },
         ];
@@ -216,6 +218,7 @@ mod tests {
             guards: vec![],
             correction: "There is no handshake.".into(),
             spec: "SUB".into(),
+            catalogue: false,
             examples: vec![],
             non_examples: vec![],
         }];
