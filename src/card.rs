@@ -260,6 +260,12 @@ impl Card {
     pub fn kind_name(&self) -> &'static str {
         self.kind.name()
     }
+
+    /// The red flags the card names (its own and its shared ones), without the catalogue's
+    /// misconceptions every free-text card is also checked against: what a rubric lists.
+    pub fn own_flags(&self) -> impl Iterator<Item = &RedFlag> {
+        self.red_flags.iter().filter(|f| !f.catalogue)
+    }
 }
 
 /// The one builder of cards for unit tests: the smallest card of `kind` (id `c`, question `q`,

@@ -59,7 +59,7 @@ pub fn to_json(lib: &Library) -> Value {
                         "tags": c.tags,
                         "tension": c.tension,
                         "points": c.points.iter().map(|p| json!({"label": p.label, "required": p.required})).collect::<Vec<_>>(),
-                        "red_flags": c.red_flags.iter().map(|f| json!({"label": f.label, "correction": f.correction, "spec": f.spec})).collect::<Vec<_>>(),
+                        "red_flags": c.own_flags().map(|f| json!({"label": f.label, "correction": f.correction, "spec": f.spec})).collect::<Vec<_>>(),
                         "followups": c.followups,
                         "parent": parent(d, c).map(|p| p.id.clone()),
                         "answer": c.answer.as_ref().map(|a| a.text.clone()),
@@ -157,9 +157,9 @@ fn card_md(out: &mut String, d: &Deck, c: &Card, depth: usize) {
             let _ = writeln!(out, "{}\n", deeper.explanation.trim());
         }
     }
-    if !c.red_flags.is_empty() {
+    if c.own_flags().next().is_some() {
         let _ = writeln!(out, "**Red flags** (saying these costs you the question)\n");
-        for f in &c.red_flags {
+        for f in c.own_flags() {
             let _ = writeln!(out, "- {} — {} ({})", f.label, f.correction, f.spec);
         }
         out.push('\n');
@@ -205,6 +205,17 @@ pub fn to_markdown(lib: &Library) -> String {
                 )
             }
         );
+    }
+    let catalogue = super::catalogue::misconceptions();
+    if !lib.decks.is_empty() && !catalogue.is_empty() {
+        let _ = writeln!(
+            out,
+            "\n## Misconceptions checked on every card\n\nSaying one of these costs the question, whatever it asks.\n"
+        );
+        for m in catalogue {
+            let _ = writeln!(out, "- {} — {} ({})", m.label, m.correction, m.spec);
+        }
+        out.push('\n');
     }
     out
 }

@@ -21,9 +21,9 @@ pub fn rubric(screen: &mut Screen, card: &Card) {
             let req = if p.required { " [required]" } else { "" };
             screen.line(&format!("    {}. {}{req}", i + 1, p.label));
         }
-        if !card.red_flags.is_empty() {
+        if card.own_flags().next().is_some() {
             screen.line("  red flags (cost the question):");
-            for (i, f) in card.red_flags.iter().enumerate() {
+            for (i, f) in card.own_flags().enumerate() {
                 screen.line(&format!("    r{}. {}", i + 1, red(&f.label)));
             }
         }
@@ -102,8 +102,10 @@ pub fn grade_from_ticks(card: &Card, ticks: &str) -> Result<Grade, String> {
                 .parse::<usize>()
                 .ok()
                 .and_then(|n| n.checked_sub(1))
-                .filter(|i| *i < card.red_flags.len())
-                .ok_or_else(|| format!("no red flag `{tok}`: use r1..r{}", card.red_flags.len()))?;
+                .filter(|i| *i < card.own_flags().count())
+                .ok_or_else(|| {
+                    format!("no red flag `{tok}`: use r1..r{}", card.own_flags().count())
+                })?;
             if !flags.contains(&i) {
                 flags.push(i);
             }
@@ -131,7 +133,7 @@ pub fn grade_from_ticks(card: &Card, ticks: &str) -> Result<Grade, String> {
         .collect();
     let red_flags: Vec<FlagHit> = flags
         .iter()
-        .filter_map(|i| card.red_flags.get(*i))
+        .filter_map(|i| card.own_flags().nth(*i))
         .map(|f| FlagHit {
             id: f.id.clone(),
             label: f.label.clone(),

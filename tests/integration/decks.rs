@@ -56,13 +56,13 @@ fn check_names_every_problem_with_file_line_and_column() {
     for expected in [
         format!("{f}:10:1: card `one` has follow-up `nowhere`"),
         format!("{f}:9:1: card `one` cites fact 61"),
-        format!("{f}:18:1: required point \"has no rule\" of card `one` has no match rule"),
+        format!("{f}:18:1: required point \"has no rule\" of card `one` has no claim"),
         format!("{f}:22:1: duplicate card id `one` (first used on line 6)"),
         format!("{f}:26:1: choice card `one` has no correct option"),
         format!("{f}:33:1: order card `order-short` needs at least two `items`"),
         format!("{f}:39:1: cloze text of card `cloze-none` has no `{{{{…}}}}` blank"),
         format!("{f}:49:1: card `bug-out` has bug_line = 5, but its transcript has 2 lines"),
-        format!("{f}:73:1: red flag \"no rules\" of card `flagless` has no match rule"),
+        format!("{f}:73:1: red flag \"no rules\" of card `flagless` has no claim"),
         format!("{f}:73:1: red flag \"no rules\" of card `flagless` has an empty `correction`"),
         format!(
             "{f}:82:1: card `stray-choices` is a recall card but has `choices`, which only choice cards use"
