@@ -2,9 +2,7 @@
 //! `test_list_faults`, `test_reset_faults`): what the lab sends for `close ID`, `drop`, `fault`
 //! and `reset`, over real loopback HTTP and stdio; refused by a server bound elsewhere.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use mock_server::protocol::{RequestId, method};
 use mock_server::{Config, Fault};
 use serde_json::{Value, json};

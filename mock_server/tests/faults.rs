@@ -2,12 +2,10 @@
 //! `common`). The same scenario runs for each: listen for tools and two URIs (one unknown), fire
 //! one change of every kind, then the server closes the subscription.
 
-mod common;
-
 use std::collections::BTreeSet;
 use std::time::Duration;
 
-use common::*;
+use crate::common::*;
 use mock_server::protocol::{NotificationKind, RequestId, method};
 use mock_server::{Config, Fault};
 use serde_json::{Value, json};

@@ -3,11 +3,9 @@
 //! JSON-RPC error, a connection beyond the cap 503 — and a live listen stream is never cut.
 //! Timeouts are set short through `Config`; the tests wait for events, never measure time.
 
-mod common;
-
 use std::time::Duration;
 
-use common::*;
+use crate::common::*;
 use mock_server::protocol::{NotificationKind, error_code as code, method};
 use mock_server::{Config, Limits};
 use serde_json::json;

@@ -1,9 +1,7 @@
 //! HTTP validation (docs/rules.md, header-* and status rules): every status row, headers, result shapes, over real
 //! loopback HTTP.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use mock_server::protocol::{PROTOCOL_VERSION, error_code as code, header as h, meta, method};
 use serde_json::{Value, json};
 

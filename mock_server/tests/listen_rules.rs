@@ -1,11 +1,9 @@
 //! The listen rules (docs/rules.md) over real loopback HTTP: the acknowledgement, the filter, the tag, concurrent
 //! subscriptions, client cancel, graceful close, keep-alives.
 
-mod common;
-
 use std::time::Duration;
 
-use common::*;
+use crate::common::*;
 use mock_server::protocol::{self, NotificationKind, RequestId, meta, method};
 use mock_server::{Config, Transport};
 use serde_json::json;

@@ -2,9 +2,7 @@
 //! (issue 12 §4) is refused, and the plain loopback request still works. The parser's table of
 //! tricky values is a unit test in `src/http/guard.rs`.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use mock_server::protocol::{error_code as code, method};
 use serde_json::json;
 

@@ -1,9 +1,7 @@
 //! A thousand listen streams open at once over loopback: each gets its ack, one change, and its
 //! completion result. Bounded by timeouts, never by asserting durations.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use futures_util::future::join_all;
 use mock_server::protocol::{self, NotificationKind, RequestId, method};
 use serde_json::json;

@@ -1,11 +1,9 @@
 //! Graceful shutdown with open streams: every stream gets its result first, then the server stops.
 //! Also the binaries: `mock_server` (HTTP + SIGINT, and `--stdio`) print and behave as documented.
 
-mod common;
-
 use std::process::Stdio;
 
-use common::*;
+use crate::common::*;
 use mock_server::protocol::{self, method};
 use serde_json::json;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
@@ -94,7 +92,7 @@ async fn the_binary_speaks_stdio() {
         .unwrap();
     let mut stdin = child.stdin.take().unwrap();
     let lines = [
-        common::req(1, method::SERVER_DISCOVER, json!({})),
+        crate::common::req(1, method::SERVER_DISCOVER, json!({})),
         protocol::listen_request(&"L".into(), &filter(json!({"promptsListChanged": true}))),
     ];
     for l in &lines {

@@ -1,9 +1,7 @@
 //! The stdio rules (docs/rules.md): one channel, interleaved subscriptions told apart by their tag,
 //! `notifications/cancelled` from the client, teardown (result, then `notifications/cancelled`).
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use mock_server::Config;
 use mock_server::protocol::{self, NotificationKind, RequestId, error_code as code, meta, method};
 use serde_json::{Value, json};

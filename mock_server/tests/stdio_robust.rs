@@ -3,11 +3,9 @@
 //! long" and the rest of it discarded with memory bounded; 2,000 mutated lines never end the
 //! server and each gets the reply it is owed; exit 0 only at end of input.
 
-mod common;
-
 use std::process::Stdio;
 
-use common::*;
+use crate::common::*;
 use mock_server::protocol::{self, Message, RequestId, error_code as code, meta, method};
 use mock_server::{Config, Limits};
 use serde_json::{Value, json};

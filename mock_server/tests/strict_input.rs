@@ -2,9 +2,7 @@
 //! both transports (issue 12 §5, §10): a listen filter sent as an array, an id beyond i64, a
 //! second live listen with the same id, a repeated `Mcp-Method` header.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use mock_server::Config;
 use mock_server::protocol::{self, RequestId, error_code as code, header as h, method};
 use serde_json::{Value, json};

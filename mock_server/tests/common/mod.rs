@@ -1,7 +1,6 @@
 //! Test helpers: a real HTTP client over loopback, an SSE reader, and [`violations`], which names
 //! the subscription rules a transcript breaks with the shared validator (so fault tests can say
 //! "this rule, and only it").
-#![allow(dead_code)]
 
 use std::collections::{BTreeSet, VecDeque};
 use std::pin::Pin;
@@ -13,7 +12,7 @@ use mock_server::protocol::{
 };
 use mock_server::validator::{CheckRule, Observation, Validator};
 use mock_server::{Config, Control, RunningServer, start_http};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 /// Generous bound for anything that should happen "now"; only a hang would hit it.
 pub const PATIENCE: Duration = Duration::from_secs(10);
@@ -356,10 +355,6 @@ pub fn violations(
 /// `params` for a tools/call of `name`.
 pub fn tool(id: impl Into<RequestId>, name: &str, args: Value) -> Value {
     protocol::tool_call(&id.into(), name, args)
-}
-
-pub fn no_args() -> Value {
-    json!({})
 }
 
 /// A stdio client over in-memory pipes.

@@ -1,0 +1,18 @@
+//! mock_server's tests, as one binary: each file was its own crate once, and each linked tokio,
+//! axum and reqwest again (12 links per build). `cargo test -p mock_server --test integration
+//! faults::` runs one file.
+
+mod common;
+
+mod control_tools;
+mod faults;
+mod handler_props;
+mod http_limits;
+mod http_validation;
+mod listen_rules;
+mod origin_host;
+mod scale;
+mod shutdown;
+mod stdio;
+mod stdio_robust;
+mod strict_input;
