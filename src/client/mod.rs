@@ -17,11 +17,14 @@
 //!   [`StdioClient::next`]; [`route`] says which request or subscription a line belongs to
 //!   (responses by `id`, subscription traffic by `io.modelcontextprotocol/subscriptionId`).
 //!
+//! [`link`] puts both behind one trait ([`link::Link`]), which the lab and `check` drive.
+//!
 //! Every wait a caller makes on these is its own to bound (wrap in `tokio::time::timeout`);
 //! [`HttpClient::send`] bounds itself with the client's timeout.
 
 mod bounds;
 mod http;
+pub mod link;
 pub mod sse;
 mod stdio;
 

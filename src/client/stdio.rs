@@ -153,6 +153,11 @@ impl StdioClient {
         self.stderr.lock().map(|s| s.clone()).unwrap_or_default()
     }
 
+    /// The stderr log itself, still filled after this client is moved into a reader task.
+    pub(crate) fn stderr_log(&self) -> Arc<Mutex<String>> {
+        self.stderr.clone()
+    }
+
     /// STDIO §Shutdown: close stdin, wait up to `grace`, then kill. Returns the exit status.
     pub async fn close(mut self, grace: Duration) -> Result<ExitStatus> {
         self.sender.close_stdin().await;

@@ -7,7 +7,6 @@ mod control;
 pub mod event;
 mod explain;
 mod filter;
-pub mod link;
 mod render;
 mod repl;
 pub mod runner;
@@ -172,7 +171,7 @@ pub fn run(args: Args, g: &Global) -> anyhow::Result<ExitCode> {
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
-    let (tx, rx) = link::channel();
+    let (tx, rx) = crate::client::link::channel();
     let conn = rt.block_on(connect::connect(&target, tx.clone()))?;
 
     let data_dir = crate::paths::data_dir(g.data_dir.as_deref()).ok();

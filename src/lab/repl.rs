@@ -15,10 +15,10 @@ use rustyline::{Context, Editor, ExternalPrinter, Helper};
 use tokio::sync::mpsc::UnboundedReceiver;
 
 use super::event::TranscriptEvent;
-use super::link::{Incoming, Receiver};
 use super::render::{Look, render};
 use super::session::{Lab, Sink};
 use super::step::{self, Args};
+use crate::client::link::{Incoming, Receiver};
 
 /// Prints above the prompt without garbling what the user is typing.
 pub struct PrinterSink<P: ExternalPrinter + Send> {

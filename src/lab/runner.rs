@@ -5,12 +5,12 @@
 use std::time::{Duration, Instant};
 
 use super::event::TranscriptEvent;
-pub use super::link::BoxFut;
-use super::link::{Incoming, Receiver};
 use super::scenario::{Question, ScenarioFile};
 use super::session::Lab;
 use super::state::State;
 use super::step::{self, Step};
+pub use crate::client::link::BoxFut;
+use crate::client::link::{Incoming, Receiver};
 
 /// Where a scenario's predictions come from.
 pub trait Predictor {

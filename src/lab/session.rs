@@ -16,12 +16,12 @@ use super::checks::Checks;
 use super::control::SERVER_TOOLS;
 use super::event::{EndKind, TranscriptEvent};
 use super::explain;
-use super::link::{Incoming, Link, Tx};
 use super::render::{Look, render};
 use super::state::{Action, State, Sub, SubState};
 use super::step::{Step, help_text};
 use super::summary::summarise;
 use super::timeline;
+use crate::client::link::{Incoming, Link, Transport, Tx};
 
 /// Where rendered events go: stdout, the REPL's external printer, or JSON lines.
 pub trait Sink: Send {
@@ -73,7 +73,7 @@ impl Lab {
         look: Look,
         ack_timeout: Duration,
     ) -> Self {
-        let stdio = link.transport() == "stdio";
+        let stdio = link.transport() == Transport::Stdio;
         Lab {
             link,
             tx,
@@ -126,7 +126,11 @@ impl Lab {
     pub fn banner(&mut self) {
         let ev = TranscriptEvent::Banner {
             server: self.link.describe(),
-            transport: self.link.transport().to_owned(),
+            transport: match self.link.transport() {
+                Transport::Http => "HTTP",
+                Transport::Stdio => "stdio",
+            }
+            .to_owned(),
         };
         self.emit(ev);
     }
@@ -151,7 +155,7 @@ impl Lab {
         self.st.ack_timeout = t;
     }
     pub fn is_stdio(&self) -> bool {
-        self.link.transport() == "stdio"
+        self.link.transport() == Transport::Stdio
     }
 
     /// Run one step. Returns false on `quit`.

@@ -10,9 +10,9 @@ use serde_json::Value;
 
 use super::checks::Checks;
 use super::event::{EndKind, RuleVerdict, TranscriptEvent};
-use super::link::Incoming;
 use super::summary::summarise;
 use crate::client::Route;
+use crate::client::link::Incoming;
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum SubState {
@@ -290,7 +290,7 @@ impl State {
                         ". The lab takes at most {} frames a second from a stream and from now on \
                          prints only those that break a rule, so it stays responsive (`cancel` \
                          or `quit` still work)",
-                        super::link::FRAMES_PER_SECOND
+                        crate::client::link::FRAMES_PER_SECOND
                     ));
                 }
                 self.say(TranscriptEvent::Error { text });

@@ -1,23 +1,31 @@
-//! How the lab reaches a server: the checking client's wire (HTTP or stdio) behind one small
-//! trait, so the lab's loop does not care which transport carries the frames.
+//! One client over any transport: the wire (HTTP or stdio) behind one small trait, so the lab's
+//! loop and `check`'s probe do not care which transport carries the frames.
 //!
-//! Everything that arrives on a listen stream is pushed into one channel of [`Incoming`]; the
-//! lab's loop is the only place that interprets it.
+//! Everything that arrives on a listen stream (or, on stdio, on the channel and not a reply to
+//! a request) is pushed into one channel of [`Incoming`]; its reader is the only place that
+//! interprets it. [`HttpLink`] and [`StdioLink`] are the two transports.
+
+mod http;
+mod stdio;
+
+pub use http::HttpLink;
+pub use mock_server::Transport;
+pub use stdio::StdioLink;
 
 use std::future::Future;
 use std::pin::Pin;
-
-use crate::client::FloodMeter;
-use mock_server::protocol::{Message, RequestId};
-use serde_json::Value;
 use std::time::{Duration, Instant};
 
+use mock_server::protocol::{Message, RequestId};
+use serde_json::Value;
 use tokio::sync::mpsc::error::TrySendError;
+
+use super::{Alarm, Exchange, FloodMeter, HttpClient, RawResponse};
 
 pub type BoxFut<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
-/// Everything asynchronous the lab reacts to, in one enum (the REPL's event loop, like
-/// rustlings' watch loop).
+/// Everything asynchronous a link's reader reacts to, in one enum (the lab's REPL loop, like
+/// rustlings' watch loop; `check`'s probe).
 #[derive(Debug, Clone)]
 pub enum Incoming {
     /// One JSON-RPC message on a listen stream. `stream` is the listen id whose HTTP response
@@ -56,24 +64,36 @@ pub enum Incoming {
 pub type Tx = tokio::sync::mpsc::Sender<Incoming>;
 pub type Receiver = tokio::sync::mpsc::Receiver<Incoming>;
 
-/// How many events wait for the lab at most. A server sending faster than the lab handles
-/// them fills it, and the rest is dropped and counted (see [`FloodGuard`]), so memory stays
-/// bounded and a typed `quit` is never stuck behind a backlog.
+/// How many events wait for the reader at most. With [`Pace::Show`] a server sending faster
+/// than the lab handles them fills it, and the rest is dropped and counted (see [`FloodGuard`]),
+/// so memory stays bounded and a typed `quit` is never stuck behind a backlog.
 pub const QUEUE: usize = 512;
 
 /// Frames shown per stream and second at most; beyond it a server is flooding.
 pub const FRAMES_PER_SECOND: usize = 200;
 
-/// The channel of [`Incoming`] events the lab's loop reads.
+/// The channel of [`Incoming`] events a link's reader reads.
 pub fn channel() -> (Tx, Receiver) {
     tokio::sync::mpsc::channel(QUEUE)
 }
 
-/// Forwards one stream's frames to the lab, at most [`FRAMES_PER_SECOND`] and never blocking
-/// on a full queue: what does not fit is dropped and counted, and the lab hears "server is
-/// flooding" at most once a second while it lasts, and once more at the end.
+/// How a link hands frames to its reader.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pace {
+    /// At most this many frames per stream and second, never waiting for room: what does not
+    /// fit is dropped and counted (the lab, where a person reads every frame).
+    Show(usize),
+    /// Every frame, waiting for room in the channel (`check`, which judges every frame; the
+    /// client's flood alarm bounds how fast a server can send).
+    Keep,
+}
+
+/// Forwards one stream's frames to the reader. With [`Pace::Show`], at most that many a second
+/// and never blocking on a full queue: what does not fit is dropped and counted, and the reader
+/// hears "server is flooding" at most once a second while it lasts, and once more at the end.
 pub struct FloodGuard {
     stream: Option<RequestId>,
+    pace: Pace,
     meter: FloodMeter,
     dropped: u64,
     reported: u64,
@@ -81,18 +101,26 @@ pub struct FloodGuard {
 }
 
 impl FloodGuard {
-    pub fn new(stream: Option<RequestId>) -> Self {
+    pub fn new(stream: Option<RequestId>, pace: Pace) -> Self {
+        let limit = match pace {
+            Pace::Show(n) => n,
+            Pace::Keep => usize::MAX,
+        };
         FloodGuard {
             stream,
-            meter: FloodMeter::with_limit(FRAMES_PER_SECOND),
+            pace,
+            meter: FloodMeter::with_limit(limit),
             dropped: 0,
             reported: 0,
             last_note: None,
         }
     }
 
-    /// Offer one frame. False when the lab is gone.
-    pub fn offer(&mut self, tx: &Tx, inc: Incoming) -> bool {
+    /// Offer one frame. False when the reader is gone.
+    pub async fn offer(&mut self, tx: &Tx, inc: Incoming) -> bool {
+        if self.pace == Pace::Keep {
+            return tx.send(inc).await.is_ok();
+        }
         let now = Instant::now();
         if self.meter.tick() {
             self.dropped += 1;
@@ -143,6 +171,8 @@ pub struct Reply {
     pub sent_wire: String,
     /// Raw response as received.
     pub got_wire: String,
+    /// The whole HTTP exchange (status, headers, body), when over HTTP.
+    pub exchange: Option<Exchange>,
 }
 
 /// What opening a listen stream told us before any frame arrived.
@@ -152,19 +182,21 @@ pub struct Opened {
     /// HTTP status line and headers of the stream response (empty on stdio).
     pub got_wire: String,
     pub status: Option<u16>,
+    /// The stream response's status and headers, when over HTTP.
+    pub response: Option<RawResponse>,
     /// The server refused the listen with a plain JSON reply instead of a stream: `Some`, with
     /// the reply when it had a JSON-RPC body.
     pub refused: Option<Option<Message>>,
 }
 
 pub trait Link: Send + Sync {
-    /// `HTTP` or `stdio`.
-    fn transport(&self) -> &'static str;
-    /// Where the lab is connected, for the banner.
+    fn transport(&self) -> Transport;
+    /// Where the link is connected, for a banner or a report.
     fn describe(&self) -> String;
-    /// Send one request and wait for its reply.
+    /// Send one request and wait for its reply (bounded by the link's timeout).
     fn request<'a>(&'a self, message: Value) -> BoxFut<'a, anyhow::Result<Reply>>;
-    /// Open a listen stream; its frames go to `tx` as they arrive.
+    /// Open a listen stream; its frames go to `tx` as they arrive (on stdio, to the channel's
+    /// reader given when the link started).
     fn listen<'a>(
         &'a self,
         id: RequestId,
@@ -172,13 +204,25 @@ pub trait Link: Send + Sync {
         tx: Tx,
     ) -> BoxFut<'a, anyhow::Result<Opened>>;
     /// The client's cancel: close the stream (HTTP) or send `notifications/cancelled` (stdio).
-    /// Returns the raw notification sent, if the transport sends one.
+    /// What had already arrived is handed over first. Returns the raw notification sent, if
+    /// the transport sends one.
     fn cancel<'a>(&'a self, id: &'a RequestId) -> BoxFut<'a, anyhow::Result<Option<String>>>;
-    /// Stop everything (lab exit or reset).
+    /// Stop everything (lab exit or reset, end of a check).
     fn shutdown<'a>(&'a self) -> BoxFut<'a, ()>;
     /// Make the server vanish with no goodbye, when the transport can (a stdio child is
     /// killed, then restarted). False when it cannot.
     fn vanish<'a>(&'a self) -> BoxFut<'a, anyhow::Result<bool>> {
         Box::pin(async { Ok(false) })
+    }
+    /// Raised when the server floods; `check` stops on it.
+    fn alarm(&self) -> Alarm;
+    /// The HTTP client underneath, for checks of the header layer (`None` on stdio, which has
+    /// none).
+    fn http(&self) -> Option<&HttpClient> {
+        None
+    }
+    /// What the server wrote to stderr so far (a stdio child's logs), for error messages.
+    fn stderr(&self) -> String {
+        String::new()
     }
 }
