@@ -43,6 +43,10 @@ pub struct ServeArgs {
     /// file-descriptor limit less a reserve.
     #[arg(long, env = "MCP_TUTOR_MAX_CONNECTIONS", value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub max_connections: Option<u32>,
+    /// List at most N items per page of tools/list, prompts/list and resources/list, with a
+    /// nextCursor to the next page (a client must follow it). Default: every list on one page.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub page_size: Option<u32>,
     /// Print every fault with the rule it breaks, and exit.
     #[arg(long)]
     pub list_faults: bool,
@@ -65,6 +69,7 @@ impl ServeArgs {
                     .map_or_else(crate::http::default_max_connections, |n| n as usize),
                 ..Limits::default()
             },
+            page_size: self.page_size.map(|n| n as usize),
         }
     }
 }

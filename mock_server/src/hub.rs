@@ -5,7 +5,7 @@
 //! its own on HTTP (the SSE body polls the stream); stdio adds one forwarding task per listen.
 
 use std::collections::{HashMap, VecDeque};
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -79,6 +79,8 @@ pub(crate) struct Hub {
     pub(crate) revisions: Revisions,
     /// Whether the control tools are offered (`control.rs`): not on a non-loopback bind.
     control_tools: AtomicBool,
+    /// Items per page of a list (`Config::page_size`); 0: one page.
+    page_size: AtomicUsize,
 }
 
 impl Hub {
@@ -95,6 +97,7 @@ impl Hub {
             shutdown: CancellationToken::new(),
             revisions: Revisions::default(),
             control_tools: AtomicBool::new(true),
+            page_size: AtomicUsize::new(0),
         })
     }
 
@@ -104,6 +107,14 @@ impl Hub {
 
     pub(crate) fn set_control_tools(&self, on: bool) {
         self.control_tools.store(on, Ordering::Relaxed);
+    }
+
+    pub(crate) fn page_size(&self) -> Option<usize> {
+        Some(self.page_size.load(Ordering::Relaxed)).filter(|n| *n > 0)
+    }
+
+    pub(crate) fn set_page_size(&self, n: Option<usize>) {
+        self.page_size.store(n.unwrap_or(0), Ordering::Relaxed);
     }
 
     pub(crate) fn has(&self, f: Fault) -> bool {

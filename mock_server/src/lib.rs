@@ -88,6 +88,9 @@ pub struct Config {
     /// Sizes and timeouts that keep a misbehaving client from holding the server's memory or
     /// connections.
     pub limits: Limits,
+    /// Items per page of `tools/list`, `prompts/list`, `resources/list` and
+    /// `resources/templates/list`, the rest behind `nextCursor` (PAGE); `None`: one page.
+    pub page_size: Option<usize>,
 }
 
 /// The server's bounds against slow, idle, flooding or oversized clients.
@@ -136,6 +139,7 @@ impl Default for Config {
             ack_delay: Duration::from_secs(3),
             allowed_origins: Vec::new(),
             limits: Limits::default(),
+            page_size: None,
         }
     }
 }
@@ -237,6 +241,7 @@ pub async fn start_http(config: Config) -> anyhow::Result<RunningServer> {
     let hub = hub::Hub::new(&config.faults, config.ack_delay, config.keepalive);
     // Control tools break the server on request: only for clients on this machine.
     hub.set_control_tools(config.host.is_loopback());
+    hub.set_page_size(config.page_size);
     let app = http::App {
         hub: hub.clone(),
         guard: Arc::new(guard),
@@ -289,6 +294,7 @@ where
     W: AsyncWrite + Unpin + Send + 'static,
 {
     let hub = hub::Hub::new(&config.faults, config.ack_delay, config.keepalive);
+    hub.set_page_size(config.page_size);
     let task = tokio::spawn(stdio::serve(
         hub.clone(),
         input,

@@ -182,11 +182,11 @@ pub(crate) fn handle(hub: &Hub, id: &RequestId, m: &str, params: Option<&Value>)
     let empty = Map::new();
     let p = params.and_then(Value::as_object).unwrap_or(&empty);
     let invalid = |msg: &str| Reply::Single(error(Some(id), code::INVALID_PARAMS, msg));
-    // Pagination: every list fits one page, so any cursor is one we never issued.
-    if m.ends_with("/list") && p.contains_key("cursor") {
-        return invalid("unknown cursor: every list here fits on one page, so omit `cursor`");
-    }
     let single = |result: Value, ttl: Option<u64>| Reply::Single(complete(id, result, ttl));
+    let list = |key: &str, items: Value| match page(hub, key, items, p.get("cursor")) {
+        Ok(result) => single(result, Some(LIST_TTL_MS)),
+        Err(e) => invalid(&e),
+    };
     match m {
         method::SERVER_DISCOVER => single(
             json!({
@@ -196,19 +196,16 @@ pub(crate) fn handle(hub: &Hub, id: &RequestId, m: &str, params: Option<&Value>)
             }),
             Some(LIST_TTL_MS),
         ),
-        method::TOOLS_LIST => single(
-            json!({"tools": catalog::tools_offered(hub.control_tools())}),
-            Some(LIST_TTL_MS),
+        method::TOOLS_LIST => list("tools", catalog::tools_offered(hub.control_tools())),
+        method::PROMPTS_LIST => list("prompts", catalog::prompts()),
+        method::RESOURCES_LIST => list(
+            "resources",
+            catalog::RESOURCES
+                .iter()
+                .map(catalog::resource_json)
+                .collect(),
         ),
-        method::PROMPTS_LIST => single(json!({"prompts": catalog::prompts()}), Some(LIST_TTL_MS)),
-        method::RESOURCES_LIST => single(
-            json!({"resources": catalog::RESOURCES.iter().map(catalog::resource_json).collect::<Vec<_>>()}),
-            Some(LIST_TTL_MS),
-        ),
-        method::RESOURCES_TEMPLATES_LIST => single(
-            json!({"resourceTemplates": catalog::templates()}),
-            Some(LIST_TTL_MS),
-        ),
+        method::RESOURCES_TEMPLATES_LIST => list("resourceTemplates", catalog::templates()),
         method::RESOURCES_READ => {
             let Some(uri) = p.get("uri").and_then(Value::as_str) else {
                 return invalid("resources/read needs params.uri (a string)");
@@ -253,6 +250,44 @@ pub(crate) fn handle(hub: &Hub, id: &RequestId, m: &str, params: Option<&Value>)
             "method table mismatch",
         )),
     }
+}
+
+/// Where a cursor this server issued starts its page. Cursors are opaque to clients (PAGE).
+const CURSOR_PREFIX: &str = "mock-page-";
+
+/// One page of the list `items` as the result `{key: [...], nextCursor?}`: the page `cursor`
+/// names, or the first. Without a page size every list is one page, so no cursor is valid.
+fn page(hub: &Hub, key: &str, items: Value, cursor: Option<&Value>) -> Result<Value, String> {
+    let mut items = match items {
+        Value::Array(a) => a,
+        other => vec![other],
+    };
+    let Some(size) = hub.page_size() else {
+        return match cursor {
+            None => Ok(json!({ key: items })),
+            Some(_) => {
+                Err("unknown cursor: every list here fits on one page, so omit `cursor`".into())
+            }
+        };
+    };
+    let start = match cursor {
+        None => 0,
+        Some(c) => c
+            .as_str()
+            .and_then(|c| c.strip_prefix(CURSOR_PREFIX))
+            .and_then(|n| n.parse::<usize>().ok())
+            .filter(|n| *n > 0 && *n < items.len())
+            .ok_or_else(|| {
+                format!("unknown cursor {c}: send the nextCursor of the previous page as it came")
+            })?,
+    };
+    let end = (start + size).min(items.len());
+    let rest = items.len() - end;
+    let mut result = json!({ key: items.drain(start..end).collect::<Vec<_>>() });
+    if rest > 0 {
+        result["nextCursor"] = json!(format!("{CURSOR_PREFIX}{end}"));
+    }
+    Ok(result)
 }
 
 fn read_resource(hub: &Hub, uri: &str) -> Option<Value> {

@@ -11,6 +11,7 @@ mod http_limits;
 mod http_validation;
 mod listen_rules;
 mod origin_host;
+mod pagination;
 mod scale;
 mod shutdown;
 mod stdio;
