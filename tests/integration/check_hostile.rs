@@ -19,6 +19,9 @@ enum Reply {
     Raw(u16, &'static str, String),
     /// An SSE body that never ends: `frame` (one `data:` line's JSON) again and again.
     SseForever(String),
+    /// An SSE body with one `frame` after a pause, then only keep-alives until the client
+    /// closes it.
+    SseAfter(Duration, String),
 }
 
 /// A loopback HTTP/1.1 server answering each POST with `handler(body)`; alive for the test.
@@ -83,6 +86,19 @@ fn connection(conn: TcpStream, handler: fn(&Value) -> Reply) {
                 }
                 let frame = format!("data: {frame}\n\n").repeat(64);
                 while out.write_all(frame.as_bytes()).is_ok() {}
+                return;
+            }
+            Reply::SseAfter(pause, frame) => {
+                let head = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n";
+                if out.write_all(head.as_bytes()).is_err() {
+                    return;
+                }
+                std::thread::sleep(pause);
+                let mut next = format!("data: {frame}\n\n");
+                while out.write_all(next.as_bytes()).is_ok() {
+                    next = ":\n\n".to_owned();
+                    std::thread::sleep(Duration::from_millis(200));
+                }
                 return;
             }
         }
@@ -329,4 +345,91 @@ fn the_readme_stdio_example_works_before_cargo_install() {
         stdout.trim_end().ends_with(" 0 failed, 10 skipped"),
         "{stdout}"
     );
+}
+
+/// The acknowledgement of the listen `id`, honouring nothing (enough for ack-first).
+fn ack(id: &Value) -> String {
+    json!({
+        "jsonrpc": "2.0",
+        "method": "notifications/subscriptions/acknowledged",
+        "params": {"_meta": {"io.modelcontextprotocol/subscriptionId": id}, "notifications": {}}
+    })
+    .to_string()
+}
+
+/// `check` opens three listens (A, B, C) at once and each gets `--timeout` from when it was
+/// sent. These servers acknowledge the n-th listen 2n seconds after it arrived: with
+/// `--timeout 3` only A's ack is in time. (A client that waited for each ack in turn, a full
+/// timeout apiece, would take all three.)
+fn assert_only_the_first_ack_was_in_time(out: &std::process::Output) {
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!("{e}: {}", String::from_utf8_lossy(&out.stderr));
+    });
+    let late: std::collections::BTreeSet<String> = doc["evidence"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["rule"] == "ack-first" && e["kept"] == false)
+        .map(|e| e["subscription"].to_string())
+        .collect();
+    let want = ["7301", "\"mcp-tutor-check-c\""].map(str::to_owned).into();
+    assert_eq!(late, want, "{doc:#}");
+}
+
+static LISTENS_SEEN: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+#[test]
+fn acks_are_awaited_together_over_http() {
+    let url = serve(|msg| match msg["method"].as_str() {
+        Some("server/discover") => discover(msg),
+        Some("subscriptions/listen") => {
+            let n = LISTENS_SEEN.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
+            Reply::SseAfter(Duration::from_secs(2 * n), ack(&msg["id"]))
+        }
+        Some("tools/list") => result(msg, json!({"resultType": "complete", "tools": []})),
+        Some("resources/list") => result(msg, json!({"resultType": "complete", "resources": []})),
+        _ => Reply::Json(
+            404,
+            json!({"jsonrpc": "2.0", "id": msg["id"], "error": {"code": -32601, "message": "no"}})
+                .to_string(),
+        ),
+    });
+    let out = mcp_tutor()
+        .args(["check", "--json", "--timeout", "3", &url])
+        .output()
+        .unwrap();
+    assert_only_the_first_ack_was_in_time(&out);
+}
+
+/// The same server over stdio, in sh: replies by the request's id (the first member after
+/// `jsonrpc` in what `check` sends), acks each listen from a background sleep.
+const SLOW_ACKS_SH: &str = r#"
+n=0
+while IFS= read -r line; do
+  id=$(printf '%s\n' "$line" | sed -n 's/^{"jsonrpc":"2.0","id":\([^,]*\),.*/\1/p')
+  reply() { printf '{"jsonrpc":"2.0","id":%s,"result":%s}\n' "$id" "$1"; }
+  case "$line" in
+    *'"method":"subscriptions/listen"'*)
+      n=$((n + 1))
+      (sleep $((2 * n)); printf '{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":%s},"notifications":{}}}\n' "$id") & ;;
+    *'"method":"server/discover"'*)
+      reply '{"resultType":"complete","supportedVersions":["2026-07-28"],"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"fake","version":"1"}}}' ;;
+    *'"method":"tools/list"'*) reply '{"resultType":"complete","tools":[]}' ;;
+    *'"method":"resources/list"'*) reply '{"resultType":"complete","resources":[]}' ;;
+    *) if [ -n "$id" ]; then printf '{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"no"}}\n' "$id"; fi ;;
+  esac
+done
+"#;
+
+#[test]
+fn acks_are_awaited_together_over_stdio() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("slow-acks.sh");
+    std::fs::write(&script, SLOW_ACKS_SH).unwrap();
+    let out = mcp_tutor()
+        .args(["check", "--json", "--timeout", "3", "--stdio", "--", "sh"])
+        .arg(&script)
+        .output()
+        .unwrap();
+    assert_only_the_first_ack_was_in_time(&out);
 }

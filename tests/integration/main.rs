@@ -2,6 +2,7 @@
 
 mod check;
 mod check_hostile;
+mod check_transports;
 mod check_wire;
 mod decks;
 mod grade;

@@ -3,6 +3,9 @@
 //! and progress tests share: the fixture decks, a frozen scheduler clock, a pinned answer time.
 
 use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use mock_server::{Config, RunningServer, start_http};
 
 pub const DAY1: &str = "2026-11-29T10:00:00Z";
 
@@ -108,3 +111,41 @@ pub const GOOD_FIRST: &str = "The server must send notifications/subscriptions/a
 pub fn flat(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
+
+/// The bundled mock server on 127.0.0.1 (a free port) in its own runtime, alive while this
+/// lives: what the `check` tests point `check` at over HTTP.
+pub struct Mock {
+    rt: tokio::runtime::Runtime,
+    server: Option<RunningServer>,
+}
+
+impl Mock {
+    pub fn start(config: Config) -> Mock {
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .unwrap();
+        let server = rt.block_on(start_http(config)).unwrap();
+        Mock {
+            rt,
+            server: Some(server),
+        }
+    }
+
+    pub fn url(&self) -> String {
+        self.server.as_ref().unwrap().url.clone()
+    }
+}
+
+impl Drop for Mock {
+    fn drop(&mut self) {
+        if let Some(s) = self.server.take() {
+            self.rt.block_on(s.shutdown());
+        }
+    }
+}
+
+/// How long the `late-ack` fault waits in the `check` tests: longer than their `--timeout`, so
+/// the ack is late for them.
+pub const LATE_ACK: Duration = Duration::from_secs(5);

@@ -77,7 +77,8 @@ impl Finding {
         self
     }
 
-    fn about(mut self, id: &RequestId) -> Self {
+    /// The finding is about the subscription `id`.
+    pub fn about(mut self, id: &RequestId) -> Self {
         self.subscription = Some(id.clone());
         self
     }
@@ -110,6 +111,14 @@ pub enum Observation {
     ClientCancelled { id: RequestId },
     /// The client gave up waiting for the acknowledgement after `waited`.
     AckTimeout { id: RequestId, waited: Duration },
+    /// The client asked the server to end the subscription `id` (a close tool) and gave up
+    /// waiting for it to end after `waited`: `stream` is `Some(id)` for its HTTP listen stream,
+    /// `None` on stdio (as for [`Observation::Message`]).
+    CloseTimeout {
+        stream: Option<RequestId>,
+        id: RequestId,
+        waited: Duration,
+    },
     /// The HTTP listen stream (`Some`) or the stdio channel (`None`) ended.
     Ended {
         stream: Option<RequestId>,
@@ -220,6 +229,9 @@ impl Validator {
                 }
                 _ => vec![],
             },
+            Observation::CloseTimeout { stream, id, waited } => {
+                self.on_close_timeout(stream.is_some(), id, *waited)
+            }
             Observation::Malformed { stream, raw, error } => {
                 let mut f = Finding::fail(
                     CheckRule::WellFormed,
@@ -235,6 +247,38 @@ impl Validator {
 
     fn sub_mut(&mut self, id: &RequestId) -> Option<&mut Subscription> {
         self.subs.iter_mut().rev().find(|s| &s.id == id)
+    }
+
+    /// A close the client waited for in vain: no result (SHOULD), or, over HTTP, a result on a
+    /// stream that stayed open (the final response SHOULD end it).
+    fn on_close_timeout(&mut self, http: bool, id: &RequestId, waited: Duration) -> Vec<Finding> {
+        let Some(s) = self.sub_mut(id) else {
+            return vec![];
+        };
+        // Already judged: cancelled by the client, ended (see `on_end`), or closed with its
+        // result on stdio (see `on_response`).
+        if s.cancelled || s.ended || (s.answered && !http) {
+            return vec![];
+        }
+        let secs = waited.as_secs_f64();
+        let detail = if s.answered {
+            format!(
+                "listen {id} got its result but its stream stayed open for {secs:.1} s: the final response SHOULD end the stream"
+            )
+        } else {
+            // The client gives up on it: nothing later is judged as part of it.
+            s.ended = true;
+            if s.server_cancelled {
+                format!(
+                    "listen {id} was torn down with notifications/cancelled but no result; the result is a SHOULD (SUB §Graceful Closure), not a MUST"
+                )
+            } else {
+                format!(
+                    "no result for listen {id} within {secs:.1} s of asking the server to close it: sending the result is a SHOULD, not a MUST"
+                )
+            }
+        };
+        vec![Finding::fail(CheckRule::GracefulClose, detail).about(id)]
     }
 
     fn on_end(&mut self, stream: Option<&RequestId>) -> Vec<Finding> {
@@ -378,6 +422,17 @@ impl Validator {
         }
         s.answered = true;
         let mut out = Vec::new();
+        if stream.is_none() && s.acked.is_some() {
+            // On stdio the response is the end of the subscription (over HTTP, the stream's end
+            // is: see `on_end`).
+            out.push(
+                Finding::pass(
+                    CheckRule::GracefulClose,
+                    format!("listen {sid} ended with its result"),
+                )
+                .about(&sid),
+            );
+        }
         if let Message::Error { error, .. } = msg {
             if s.acked.is_some() {
                 out.push(Finding::fail(

@@ -680,3 +680,96 @@ fn findings_carry_the_notes_the_lab_prints() {
         Some(r#"tag "lab-1" = the listen request's own id"#)
     );
 }
+
+/// graceful-close is the validator's to judge on both transports: on stdio the result is the
+/// end of the subscription; over HTTP the stream's end after it is.
+#[test]
+fn graceful_close_is_judged_at_the_result_on_stdio_and_at_the_stream_end_over_http() {
+    let id = RequestId::Int(7);
+    let f = json!({"toolsListChanged": true});
+    let graceful = |fs: &[Finding]| {
+        fs.iter()
+            .filter(|x| x.rule == CheckRule::GracefulClose)
+            .map(|x| (x.ok, x.subscription.clone()))
+            .collect::<Vec<_>>()
+    };
+    let stdio = run(&[
+        listen(&id, f.clone()),
+        chan(ack(&id, f.clone())),
+        chan(protocol::listen_complete(&id)),
+    ]);
+    assert_eq!(graceful(&stdio), vec![(true, Some(id.clone()))]);
+    let http = run(&[
+        listen(&id, f.clone()),
+        on(&id, ack(&id, f.clone())),
+        on(&id, protocol::listen_complete(&id)),
+    ]);
+    assert_eq!(graceful(&http), vec![], "not before the stream ends");
+    let http = run(&[
+        listen(&id, f.clone()),
+        on(&id, ack(&id, f.clone())),
+        on(&id, protocol::listen_complete(&id)),
+        ended(&id),
+    ]);
+    assert_eq!(graceful(&http), vec![(true, Some(id.clone()))]);
+}
+
+#[test]
+fn a_close_waited_for_in_vain_breaks_graceful_close_once() {
+    let id = RequestId::from("c");
+    let f = json!({"toolsListChanged": true});
+    let waited = Duration::from_secs(2);
+    let timeout = |http: bool| Observation::CloseTimeout {
+        stream: http.then(|| id.clone()),
+        id: id.clone(),
+        waited,
+    };
+    for http in [true, false] {
+        let at = |m: Value| if http { on(&id, m) } else { chan(m) };
+        // No result at all; the later end of the channel or stream is not judged again.
+        let fs = run(&[
+            listen(&id, f.clone()),
+            at(ack(&id, f.clone())),
+            timeout(http),
+            ended(&id),
+            Observation::Ended {
+                stream: None,
+                graceful: true,
+            },
+        ]);
+        let broken = failures(&fs);
+        assert_eq!(broken.len(), 1, "{broken:?}");
+        assert_eq!(broken[0].0, CheckRule::GracefulClose);
+        assert!(
+            broken[0]
+                .1
+                .contains("no result for listen \"c\" within 2.0 s")
+        );
+        // The result came: nothing more to judge on stdio; over HTTP the stream must end.
+        let fs = run(&[
+            listen(&id, f.clone()),
+            at(ack(&id, f.clone())),
+            at(protocol::listen_complete(&id)),
+            timeout(http),
+        ]);
+        let broken = failures(&fs);
+        if http {
+            assert_eq!(broken.len(), 1, "{broken:?}");
+            assert!(broken[0].1.contains("stream stayed open for 2.0 s"));
+        } else {
+            assert_eq!(broken, vec![]);
+        }
+    }
+    // Torn down on stdio with notifications/cancelled alone.
+    let fs = run(&[
+        listen(&id, f.clone()),
+        chan(ack(&id, f)),
+        chan(protocol::cancelled(&id, None)),
+        timeout(false),
+    ]);
+    assert!(
+        failures(&fs)[0]
+            .1
+            .contains("torn down with notifications/cancelled")
+    );
+}

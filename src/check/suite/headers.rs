@@ -1,7 +1,18 @@
 //! The HTTP refusals a careful server makes (headers, versions, methods, Origin), and
 //! `server/discover`'s answer, judged from whole exchanges.
 
-use super::*;
+use mock_server::protocol::{self, Message, RequestId, error_code, header, meta, method};
+use mock_server::validator::{CheckRule, Finding};
+use serde_json::{Value, json};
+
+use super::reply_summary;
+use crate::check::report::Report;
+use crate::client::{Exchange, HeaderEdits, HttpClient};
+
+/// A made-up version no server implements, for the -32022 check.
+const BOGUS_VERSION: &str = "2031-01-01";
+/// A method nobody implements, for the 404 check.
+const BOGUS_METHOD: &str = "mcp-tutor/no-such-method";
 
 /// Judges `server/discover`'s reply (§5).
 pub(super) fn judge_discover(status: Option<u16>, reply: Option<&Message>) -> Finding {
@@ -59,7 +70,7 @@ pub(super) fn judge_discover(status: Option<u16>, reply: Option<&Message>) -> Fi
 fn judge_refusal(
     rule: CheckRule,
     what: &str,
-    got: Result<crate::client::Exchange, anyhow::Error>,
+    got: Result<Exchange, anyhow::Error>,
     status: u16,
     code: Option<i64>,
 ) -> (Finding, Option<Message>) {
@@ -283,7 +294,7 @@ pub(super) async fn header_checks(client: &HttpClient, report: &mut Report) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::client::{Exchange, RawRequest, RawResponse};
+    use crate::client::{RawRequest, RawResponse, WireEvent};
 
     fn reply(status: u16, body: Value) -> anyhow::Result<Exchange> {
         Ok(Exchange {

@@ -1,35 +1,22 @@
-//! The checks `mcp-tutor check` runs, over HTTP ([`run_http`]) or stdio ([`run_stdio`]).
+//! The checks `mcp-tutor check` runs, over HTTP ([`run_http`]) or stdio ([`run_stdio`]): one
+//! scenario ([`scenario`]), written once as data, driven by one [`probe::Probe`] over either
+//! transport's [`Link`].
 //!
 //! Every wait is bounded by `Config::timeout` (or a short grace period when proving that
 //! something does *not* arrive), so a misbehaving server can make `check` fail, never hang.
-//!
-//! The listen scenario, on both transports:
-//! - A: string id, tools + prompts; B: integer id, tools only; C: string id, prompts only;
-//!   D (when the server lists a resource): that URI plus one that does not exist.
-//! - Each must be acknowledged first, tagged with its own id (type included).
-//! - A tools change must reach A and B and not C; a prompts change A and C and not B;
-//!   a resource update D only.
-//! - stdio only: B is cancelled with `notifications/cancelled`; a later change must not reach it.
-//! - The close tool must end every open subscription with the exact completion result.
 
 mod headers;
-mod http;
-mod stdio;
-
-pub use http::run_http;
-pub use stdio::run_stdio;
+mod probe;
+mod scenario;
 
 use std::time::Duration;
 
-use mock_server::protocol::{
-    self, Message, RequestId, SubscriptionFilter, error_code, header, meta, method,
-};
-use serde_json::{Value, json};
-use tokio::time::Instant;
+use mock_server::protocol::Message;
 
 use super::report::Report;
-use crate::client::{HeaderEdits, HttpClient, ListenStream, StdioClient, WireEvent};
-use mock_server::validator::{CheckRule, Finding, Observation, Validator};
+use crate::client::HttpClient;
+use crate::client::link::{self, HttpLink, Link, Pace, Receiver, StdioLink, Tx};
+use probe::Probe;
 
 /// What `check` needs to know about the server under test.
 #[derive(Debug, Clone)]
@@ -52,23 +39,60 @@ impl Config {
     }
 }
 
-/// A made-up version no server implements, for the -32022 check.
-const BOGUS_VERSION: &str = "2031-01-01";
-/// A method nobody implements, for the 404 check.
-const BOGUS_METHOD: &str = "mcp-tutor/no-such-method";
-/// A resource URI that does not exist, to see the honoured subset leave it out.
-const BOGUS_URI: &str = "mcp-tutor-check://no-such-resource";
-
-fn filter(tools: bool, prompts: bool, uris: &[&str]) -> SubscriptionFilter {
-    SubscriptionFilter {
-        tools_list_changed: tools.then_some(true),
-        prompts_list_changed: prompts.then_some(true),
-        resources_list_changed: None,
-        resource_subscriptions: (!uris.is_empty())
-            .then(|| uris.iter().map(|u| (*u).to_owned()).collect()),
-    }
+/// Runs every check against the Streamable HTTP endpoint `url`.
+pub async fn run_http(url: &str, cfg: Config) -> anyhow::Result<Report> {
+    let client = HttpClient::new(url)?.with_timeout(cfg.timeout);
+    // Every frame is judged, none dropped: the client's flood alarm bounds the rate.
+    let link = HttpLink::new(client, url, Pace::Keep);
+    let (tx, rx) = link::channel();
+    run(&link, tx, rx, url.to_owned(), cfg).await
 }
 
+/// Runs the checks against a server spawned as `cmd` over stdio (§2).
+pub async fn run_stdio(cmd: &[String], cfg: Config) -> anyhow::Result<Report> {
+    let (program, args) = cmd
+        .split_first()
+        .ok_or_else(|| anyhow::anyhow!("--stdio needs the server command after `--`"))?;
+    // `mcp-tutor` means this very binary, so the README's example works from a clone before
+    // `cargo install` puts one on PATH.
+    let program = if program == "mcp-tutor" {
+        std::env::current_exe().unwrap_or_else(|_| program.into())
+    } else {
+        program.into()
+    };
+    let (tx, rx) = link::channel();
+    let shown = cmd.join(" ");
+    let link = StdioLink::spawn(
+        program,
+        args.to_vec(),
+        shown.clone(),
+        tx.clone(),
+        Pace::Keep,
+    )?
+    .with_timeout(cfg.timeout);
+    run(&link, tx, rx, format!("stdio: {shown}"), cfg).await
+}
+
+/// The scenario over `link`, stopped by a flood; the link is shut down either way.
+async fn run(
+    link: &dyn Link,
+    tx: Tx,
+    rx: Receiver,
+    target: String,
+    cfg: Config,
+) -> anyhow::Result<Report> {
+    let alarm = link.alarm();
+    let mut probe = Probe::new(link, tx, rx, target, cfg);
+    let result = tokio::select! {
+        biased;
+        flood = alarm.raised() => Err(flood.into()),
+        done = scenario::run(&mut probe) => done,
+    };
+    link.shutdown().await;
+    result.map(|()| probe.into_report())
+}
+
+/// A reply in a few words: `HTTP 400 with error -32602 "…"`, `a result`, ...
 fn reply_summary(status: Option<u16>, reply: Option<&Message>) -> String {
     let status = status.map(|s| format!("HTTP {s}")).unwrap_or_default();
     let body = match reply {
@@ -83,146 +107,3 @@ fn reply_summary(status: Option<u16>, reply: Option<&Message>) -> String {
         format!("{status} with {body}")
     }
 }
-
-/// Tool names and the first resource URI the server lists.
-#[derive(Debug, Default)]
-struct Catalogue {
-    tools: Option<Vec<String>>,
-    tools_error: String,
-    resource: Option<String>,
-}
-
-/// A trigger tool if configured and offered; otherwise why not.
-fn trigger<'a>(cat: &Catalogue, name: &'a Option<String>, option: &str) -> Result<&'a str, String> {
-    let Some(name) = name.as_deref().filter(|n| !n.is_empty()) else {
-        return Err(format!("no tool given ({option})"));
-    };
-    match &cat.tools {
-        Some(tools) if tools.iter().any(|t| t == name) => Ok(name),
-        Some(_) => Err(format!(
-            "the server has no tool {name:?} ({option} names the tool that causes it)"
-        )),
-        None => Err(format!(
-            "tools/list failed ({}), so no trigger tool",
-            cat.tools_error
-        )),
-    }
-}
-
-// ---------------------------------------------------------------------------------------------
-// HTTP
-// ---------------------------------------------------------------------------------------------
-
-fn skip_delivery(report: &mut Report, why: &str) {
-    report.skip(CheckRule::AckedTypesDelivered, why);
-    report.skip(CheckRule::OnlyRequestedTypes, why);
-}
-
-/// When no subscription was closed with a result, the rules about the result were not exercised.
-fn no_result_skips(report: &mut Report) {
-    if !report.has_findings(CheckRule::CloseResultShape) {
-        let why = "no subscription was closed with a result (see graceful-close)";
-        report.skip(CheckRule::CloseResultShape, why);
-        report.skip(CheckRule::NothingAfterResult, why);
-    }
-}
-
-fn skip_close(report: &mut Report, why: &str) {
-    report.skip(CheckRule::CloseResultShape, why);
-    report.skip(CheckRule::NothingAfterResult, why);
-    report.skip(CheckRule::GracefulClose, why);
-}
-
-/// Two subscriptions open at once (§4.7): each acknowledged, and (when a change was caused)
-/// each delivered it. Tag values are [`CheckRule::TagMatchesId`]'s business, not judged twice here.
-fn judge_concurrency(
-    report: &mut Report,
-    v: &Validator,
-    a: &RequestId,
-    b: &RequestId,
-    change: Option<&str>,
-) {
-    let acked = |id: &RequestId| v.subscription(id).is_some_and(|s| s.acked.is_some());
-    let got = |id: &RequestId, m: &str| {
-        v.subscription(id)
-            .is_some_and(|s| s.delivered.iter().any(|d| d == m))
-    };
-    let f = match (acked(a), acked(b)) {
-        (false, false) => {
-            report.skip(
-                CheckRule::ConcurrentStreams,
-                format!("neither listen {a} nor {b} was acknowledged (see ack-first)"),
-            );
-            return;
-        }
-        (true, false) | (false, true) => {
-            let (yes, no) = if acked(a) { (a, b) } else { (b, a) };
-            Finding::fail(
-                CheckRule::ConcurrentStreams,
-                format!(
-                    "with listens {a} and {b} open at once, only {yes} was acknowledged; {no} was not"
-                ),
-            )
-        }
-        (true, true) => match change {
-            None => Finding::pass(
-                CheckRule::ConcurrentStreams,
-                format!("listens {a} and {b} open at once, each acknowledged on its own"),
-            ),
-            Some(m) => match (got(a, m), got(b, m)) {
-                (true, true) => Finding::pass(
-                    CheckRule::ConcurrentStreams,
-                    format!(
-                        "listens {a} and {b} open at once: each acknowledged, each got its own {m}"
-                    ),
-                ),
-                (false, false) => {
-                    report.skip(
-                        CheckRule::ConcurrentStreams,
-                        format!("neither {a} nor {b} received {m} (see acked-types-delivered)"),
-                    );
-                    return;
-                }
-                (ga, _) => {
-                    let (yes, no) = if ga { (a, b) } else { (b, a) };
-                    Finding::fail(
-                        CheckRule::ConcurrentStreams,
-                        format!(
-                            "with listens {a} and {b} open at once, the change reached {yes} but not {no}"
-                        ),
-                    )
-                }
-            },
-        },
-    };
-    report.add(f);
-}
-
-/// Rules judged by watching: no failure after watching real traffic is a pass.
-fn judge_watch_rules(report: &mut Report, frames: usize, streams: usize) {
-    if frames == 0 {
-        return;
-    }
-    for (rule, what) in [
-        (
-            CheckRule::WellFormed,
-            "every frame was one JSON-RPC message",
-        ),
-        (
-            CheckRule::NoProgressOrMessage,
-            "no progress or message notification on a listen stream",
-        ),
-        (CheckRule::NoServerRequests, "no server-sent request"),
-    ] {
-        if !report.has_failure(rule) {
-            report.add(Finding::pass(
-                rule,
-                format!("{what} ({frames} frames on {streams} subscriptions)"),
-            ));
-        }
-    }
-}
-
-// ---------------------------------------------------------------------------------------------
-// stdio
-// ---------------------------------------------------------------------------------------------
