@@ -106,8 +106,9 @@ pub(crate) fn templates() -> Value {
     }])
 }
 
-/// Tool names; the test_* ones are what the official conformance suite calls.
-pub(crate) mod tool {
+/// Tool names, spelled once for the server, the lab and `check`; the test_* ones are what the
+/// official conformance suite calls.
+pub mod tool {
     pub const ECHO: &str = "echo";
     pub const READ_NOTE: &str = "read_note";
     pub const TRIGGER_TOOL_CHANGE: &str = "test_trigger_tool_change";

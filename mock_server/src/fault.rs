@@ -6,13 +6,25 @@ use std::str::FromStr;
 
 /// One deliberate protocol violation. Names are kebab-case for `--fault NAME`.
 ///
-/// The catalogue cannot drift: the list of faults is the derived `ValueEnum` table
-/// ([`Fault::all`]), and each fact about a fault ([`Fault::name`], [`Fault::rule`],
-/// [`Fault::spec`]) is an exhaustive `match`, so a new variant does not compile until it is
-/// named, explained and cited. `--help`, `--list-faults`, the lab's `fault` step, completions and
+/// The catalogue cannot drift: the list of faults ([`Fault::all`]) and their names
+/// ([`Fault::name`], the variant in kebab-case) are derived tables, and each other fact about a
+/// fault ([`Fault::rule`], [`Fault::spec`]) is an exhaustive `match`, so a new variant does not
+/// compile until it is explained and cited. `--help`, `--list-faults`, the lab's `fault` step, completions and
 /// the control tools all read these; the tests hold the README's table to them. What the fault
 /// does lives where the server sends (`hub.rs`, or `http.rs`/`stdio.rs` for a transport).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, clap::ValueEnum)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    strum::IntoStaticStr,
+    strum::VariantArray,
+)]
+#[strum(serialize_all = "kebab-case")]
 pub enum Fault {
     /// Never sends `notifications/subscriptions/acknowledged`; change notifications still flow.
     NoAck,
@@ -45,27 +57,14 @@ pub enum Fault {
 }
 
 impl Fault {
-    /// Every fault, in declaration order.
+    /// Every fault, in declaration order (the derived table).
     pub fn all() -> &'static [Fault] {
-        <Fault as clap::ValueEnum>::value_variants()
+        <Fault as strum::VariantArray>::VARIANTS
     }
 
-    /// The `--fault` name.
+    /// The `--fault` name: the variant in kebab-case (the derived table).
     pub fn name(self) -> &'static str {
-        match self {
-            Fault::NoAck => "no-ack",
-            Fault::LateAck => "late-ack",
-            Fault::NotifyBeforeAck => "notify-before-ack",
-            Fault::Untagged => "untagged",
-            Fault::WrongSubscriptionId => "wrong-subscription-id",
-            Fault::IdTypeChanged => "id-type-changed",
-            Fault::FilterIgnored => "filter-ignored",
-            Fault::AckOverclaims => "ack-overclaims",
-            Fault::AbruptClose => "abrupt-close",
-            Fault::CloseWithoutTag => "close-without-tag",
-            Fault::NotifyAfterCancel => "notify-after-cancel",
-            Fault::LogOnListen => "log-on-listen",
-        }
+        self.into()
     }
 
     /// The rule this fault breaks, in one sentence.
@@ -195,10 +194,9 @@ mod tests {
             assert_eq!(f.name().parse::<Fault>().unwrap(), *f);
             assert!(seen.insert(f.name()));
             assert!(!f.rule().is_empty() && f.spec().contains("docs/rules.md#"));
-            // clap's own name for the value is ours, so `--help` and `--fault` agree.
-            let derived = clap::ValueEnum::to_possible_value(f).map(|v| v.get_name().to_owned());
-            assert_eq!(derived.as_deref(), Some(f.name()));
         }
+        // Derived from the variant: the same spelling as serde's and the README's.
+        assert_eq!(Fault::WrongSubscriptionId.name(), "wrong-subscription-id");
         assert_eq!("No_Ack".parse::<Fault>().unwrap(), Fault::NoAck);
         // The bit set that holds the active faults has room for every one.
         assert!(Fault::all().len() <= 32);

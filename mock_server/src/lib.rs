@@ -61,7 +61,7 @@ use anyhow::Context as _;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::task::JoinHandle;
 
-pub use catalog::{DEFAULT_UPDATE_URI, resource_uris};
+pub use catalog::{DEFAULT_UPDATE_URI, resource_uris, tool};
 pub use fault::{Fault, UnknownFault};
 pub use http::MCP_PATH;
 pub use hub::{SubscriptionInfo, Transport};

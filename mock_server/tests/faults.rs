@@ -55,24 +55,31 @@ async fn no_faults_break_nothing() {
     assert_eq!(v, set(&[]), "{msgs:#?}");
 }
 
+/// The rules the HTTP scenario sees `f` break. An exhaustive `match`: a new fault does not
+/// compile until it says what it breaks here, so none is skipped.
+fn breaks_over_http(f: Fault) -> &'static [&'static str] {
+    match f {
+        Fault::NoAck | Fault::NotifyBeforeAck => &["ack-first"],
+        // Late is not wrong: no deadline exists (SUB §Acknowledgment).
+        Fault::LateAck => &[],
+        Fault::Untagged => &["tag-present"],
+        Fault::WrongSubscriptionId | Fault::IdTypeChanged => &["tag-matches-id"],
+        Fault::FilterIgnored => &["only-requested-types"],
+        Fault::AckOverclaims => &["acked-types-delivered"],
+        Fault::AbruptClose => &["graceful-close"],
+        Fault::CloseWithoutTag => &["close-result-shape"],
+        Fault::LogOnListen => &["no-progress-or-message"],
+        // Over HTTP the cancel closes the stream, which then carries nothing: seen over stdio
+        // (`stdio_cancel_is_final_and_notify_after_cancel_breaks_it`).
+        Fault::NotifyAfterCancel => &[],
+    }
+}
+
 #[tokio::test]
 async fn each_http_fault_breaks_exactly_its_rule() {
-    let expected: [(Fault, &[&str]); 11] = [
-        (Fault::NoAck, &["ack-first"]),
-        (Fault::LateAck, &[]),
-        (Fault::NotifyBeforeAck, &["ack-first"]),
-        (Fault::Untagged, &["tag-present"]),
-        (Fault::WrongSubscriptionId, &["tag-matches-id"]),
-        (Fault::IdTypeChanged, &["tag-matches-id"]),
-        (Fault::FilterIgnored, &["only-requested-types"]),
-        (Fault::AckOverclaims, &["acked-types-delivered"]),
-        (Fault::AbruptClose, &["graceful-close"]),
-        (Fault::CloseWithoutTag, &["close-result-shape"]),
-        (Fault::LogOnListen, &["no-progress-or-message"]),
-    ];
-    for (fault, rules) in expected {
+    for &fault in Fault::all() {
         let (msgs, v) = http_run(&[fault], 7.into()).await;
-        assert_eq!(v, set(rules), "{fault}: {msgs:#?}");
+        assert_eq!(v, set(breaks_over_http(fault)), "{fault}: {msgs:#?}");
     }
 }
 

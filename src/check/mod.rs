@@ -13,6 +13,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::{Context, bail};
+use mock_server::tool;
 use owo_colors::{OwoColorize, Stream};
 
 use crate::global::Global;
@@ -63,24 +64,24 @@ pub struct Args {
     #[arg(long)]
     pub json: bool,
     /// Tool that changes the server's tool list ("" to skip those checks).
-    #[arg(long, default_value = "test_trigger_tool_change", value_name = "TOOL")]
+    #[arg(long, default_value = tool::TRIGGER_TOOL_CHANGE, value_name = "TOOL")]
     pub change_tool: String,
     /// Tool that changes the server's prompt list ("" to skip).
     #[arg(
         long,
-        default_value = "test_trigger_prompt_change",
+        default_value = tool::TRIGGER_PROMPT_CHANGE,
         value_name = "TOOL"
     )]
     pub prompt_change_tool: String,
     /// Tool that updates a resource, called with {"uri": …} ("" to skip).
     #[arg(
         long,
-        default_value = "test_trigger_resource_update",
+        default_value = tool::TRIGGER_RESOURCE_UPDATE,
         value_name = "TOOL"
     )]
     pub resource_update_tool: String,
     /// Tool that ends every open subscription gracefully ("" to skip).
-    #[arg(long, default_value = "test_close_subscriptions", value_name = "TOOL")]
+    #[arg(long, default_value = tool::CLOSE_SUBSCRIPTIONS, value_name = "TOOL")]
     pub close_tool: String,
 }
 
@@ -321,7 +322,7 @@ mod tests {
         let c = t.a.config().unwrap();
         assert_eq!(c.timeout, Duration::from_millis(2500));
         assert_eq!(c.close, None);
-        assert_eq!(c.tool_change.as_deref(), Some("test_trigger_tool_change"));
+        assert_eq!(c.tool_change.as_deref(), Some(tool::TRIGGER_TOOL_CHANGE));
         assert!(
             T::try_parse_from(["t"]).is_err(),
             "a URL or --stdio is required"

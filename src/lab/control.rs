@@ -1,8 +1,10 @@
 //! The steps that make the server do what no client request asks for (`change`, `update`,
 //! `close`, `drop`, `fault`): each is a call of one of the server's tools, shown like any other
-//! request. The conformance suite's trigger tools and the mock's control tools are named here.
+//! request: the conformance suite's trigger tools and the mock's control tools, as the mock's
+//! catalogue names them.
 
 use mock_server::protocol::{NotificationKind, RequestId, method};
+use mock_server::tool;
 use serde_json::{Value, json};
 
 use super::session::Lab;
@@ -26,16 +28,16 @@ pub struct ServerTools {
 }
 
 pub const SERVER_TOOLS: ServerTools = ServerTools {
-    tools: "test_trigger_tool_change",
-    prompts: "test_trigger_prompt_change",
-    resources: "test_trigger_resource_list_change",
-    update: "test_trigger_resource_update",
-    close_all: "test_close_subscriptions",
-    close_one: "test_close_subscription",
-    drop_all: "test_drop_subscriptions",
-    set_fault: "test_set_fault",
-    list_faults: "test_list_faults",
-    reset_faults: "test_reset_faults",
+    tools: tool::TRIGGER_TOOL_CHANGE,
+    prompts: tool::TRIGGER_PROMPT_CHANGE,
+    resources: tool::TRIGGER_RESOURCE_LIST_CHANGE,
+    update: tool::TRIGGER_RESOURCE_UPDATE,
+    close_all: tool::CLOSE_SUBSCRIPTIONS,
+    close_one: tool::CLOSE_SUBSCRIPTION,
+    drop_all: tool::DROP_SUBSCRIPTIONS,
+    set_fault: tool::SET_FAULT,
+    list_faults: tool::LIST_FAULTS,
+    reset_faults: tool::RESET_FAULTS,
 };
 
 impl Lab {

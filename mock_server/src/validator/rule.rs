@@ -1,8 +1,8 @@
-//! The rules `check` judges and the lab annotates: one enum, and every fact about a rule (its
-//! name, its sentence, its spec reference, its level) in one exhaustive `match` each, so a new
-//! rule cannot compile until it is named, explained and cited.
+//! The rules `check` judges and the lab annotates: one enum; its list and names are derived
+//! tables, and every other fact about a rule (its sentence, its spec reference, its level, its
+//! transport) is one exhaustive `match` each, so a new rule cannot compile until it is
+//! explained, cited, levelled and scoped.
 
-use clap::ValueEnum;
 use serde::Serialize;
 
 /// How strongly the spec words a rule.
@@ -17,8 +17,21 @@ pub enum Level {
 
 /// A rule the checker judges. [`CheckRule::name`] is the stable kebab-case name printed by `check`
 /// (scripts parse it); [`CheckRule::title`] says the rule in words; [`CheckRule::spec`] cites it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, ValueEnum)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Serialize,
+    strum::IntoStaticStr,
+    strum::VariantArray,
+)]
 #[serde(into = "&'static str")]
+#[strum(serialize_all = "kebab-case")]
 pub enum CheckRule {
     // In the order `check` reports them: the HTTP layer, then the subscription rules.
     Discover,
@@ -29,9 +42,9 @@ pub enum CheckRule {
     UnsupportedVersion,
     MissingMeta,
     UnknownMethod,
-    #[value(name = "get-delete-405")]
+    #[strum(serialize = "get-delete-405")]
     GetDeleteNotAllowed,
-    #[value(name = "origin-403")]
+    #[strum(serialize = "origin-403")]
     OriginRejected,
     SseNoBuffering,
     WellFormed,
@@ -51,49 +64,17 @@ pub enum CheckRule {
     GracefulClose,
 }
 
-impl From<CheckRule> for &'static str {
-    fn from(r: CheckRule) -> Self {
-        r.name()
-    }
-}
-
 impl CheckRule {
-    /// Every rule, in report order: the derived `ValueEnum` table, so a new variant is listed
-    /// without anyone remembering to.
+    /// Every rule, in report order (the derived table, so a new variant is listed without
+    /// anyone remembering to).
     pub fn all() -> &'static [CheckRule] {
-        <CheckRule as ValueEnum>::value_variants()
+        <CheckRule as strum::VariantArray>::VARIANTS
     }
 
-    /// Stable short name, e.g. `ack-first`.
+    /// Stable short name, e.g. `ack-first`: the variant in kebab-case unless it says otherwise
+    /// (the derived table; serde writes the same).
     pub fn name(self) -> &'static str {
-        match self {
-            CheckRule::WellFormed => "well-formed",
-            CheckRule::AckFirst => "ack-first",
-            CheckRule::HonouredSubset => "honoured-subset",
-            CheckRule::TagPresent => "tag-present",
-            CheckRule::TagMatchesId => "tag-matches-id",
-            CheckRule::OnlyRequestedTypes => "only-requested-types",
-            CheckRule::NoProgressOrMessage => "no-progress-or-message",
-            CheckRule::NoServerRequests => "no-server-requests",
-            CheckRule::UpdatedHasUri => "updated-has-uri",
-            CheckRule::CloseResultShape => "close-result-shape",
-            CheckRule::NothingAfterResult => "nothing-after-result",
-            CheckRule::NothingAfterCancel => "nothing-after-cancel",
-            CheckRule::GracefulClose => "graceful-close",
-            CheckRule::SseNoBuffering => "sse-no-buffering",
-            CheckRule::ConcurrentStreams => "concurrent-streams",
-            CheckRule::AckedTypesDelivered => "acked-types-delivered",
-            CheckRule::Discover => "discover",
-            CheckRule::HeaderMethodMissing => "header-method-missing",
-            CheckRule::HeaderMethodMismatch => "header-method-mismatch",
-            CheckRule::HeaderVersionMissing => "header-version-missing",
-            CheckRule::HeaderVersionMismatch => "header-version-mismatch",
-            CheckRule::UnsupportedVersion => "unsupported-version",
-            CheckRule::MissingMeta => "missing-meta",
-            CheckRule::UnknownMethod => "unknown-method",
-            CheckRule::GetDeleteNotAllowed => "get-delete-405",
-            CheckRule::OriginRejected => "origin-403",
-        }
+        self.into()
     }
 
     /// The rule by its [`CheckRule::name`].
@@ -255,26 +236,62 @@ impl CheckRule {
             | CheckRule::AckedTypesDelivered
             | CheckRule::GetDeleteNotAllowed
             | CheckRule::SseNoBuffering => Level::Should,
-            _ => Level::Must,
+            CheckRule::Discover
+            | CheckRule::HeaderMethodMissing
+            | CheckRule::HeaderMethodMismatch
+            | CheckRule::HeaderVersionMissing
+            | CheckRule::HeaderVersionMismatch
+            | CheckRule::UnsupportedVersion
+            | CheckRule::MissingMeta
+            | CheckRule::UnknownMethod
+            | CheckRule::OriginRejected
+            | CheckRule::WellFormed
+            | CheckRule::AckFirst
+            | CheckRule::HonouredSubset
+            | CheckRule::TagPresent
+            | CheckRule::TagMatchesId
+            | CheckRule::ConcurrentStreams
+            | CheckRule::OnlyRequestedTypes
+            | CheckRule::NoProgressOrMessage
+            | CheckRule::NoServerRequests
+            | CheckRule::UpdatedHasUri
+            | CheckRule::CloseResultShape
+            | CheckRule::NothingAfterResult
+            | CheckRule::NothingAfterCancel => Level::Must,
         }
     }
 
     /// Rules about the Streamable HTTP layer (headers, status codes, SSE response headers):
     /// stdio has no header layer to test them on (STDIO §Request Metadata).
     pub fn http_only(self) -> bool {
-        matches!(
-            self,
+        match self {
             CheckRule::HeaderMethodMissing
-                | CheckRule::HeaderMethodMismatch
-                | CheckRule::HeaderVersionMissing
-                | CheckRule::HeaderVersionMismatch
-                | CheckRule::UnsupportedVersion
-                | CheckRule::MissingMeta
-                | CheckRule::UnknownMethod
-                | CheckRule::GetDeleteNotAllowed
-                | CheckRule::OriginRejected
-                | CheckRule::SseNoBuffering
-        )
+            | CheckRule::HeaderMethodMismatch
+            | CheckRule::HeaderVersionMissing
+            | CheckRule::HeaderVersionMismatch
+            | CheckRule::UnsupportedVersion
+            | CheckRule::MissingMeta
+            | CheckRule::UnknownMethod
+            | CheckRule::GetDeleteNotAllowed
+            | CheckRule::OriginRejected
+            | CheckRule::SseNoBuffering => true,
+            CheckRule::Discover
+            | CheckRule::WellFormed
+            | CheckRule::AckFirst
+            | CheckRule::HonouredSubset
+            | CheckRule::TagPresent
+            | CheckRule::TagMatchesId
+            | CheckRule::ConcurrentStreams
+            | CheckRule::OnlyRequestedTypes
+            | CheckRule::AckedTypesDelivered
+            | CheckRule::NoProgressOrMessage
+            | CheckRule::NoServerRequests
+            | CheckRule::UpdatedHasUri
+            | CheckRule::CloseResultShape
+            | CheckRule::NothingAfterResult
+            | CheckRule::NothingAfterCancel
+            | CheckRule::GracefulClose => false,
+        }
     }
 }
 
@@ -292,10 +309,14 @@ mod tests {
     fn every_rule_is_listed_named_explained_and_cited() {
         assert_eq!(CheckRule::all().len(), 26);
         for r in CheckRule::all().iter().copied() {
-            let derived = r.to_possible_value().map(|v| v.get_name().to_owned());
-            assert_eq!(derived.as_deref(), Some(r.name()), "{r:?}");
+            assert_eq!(serde_json::to_value(r).ok(), Some(r.name().into()), "{r:?}");
             assert_eq!(CheckRule::from_name(r.name()), Some(r));
             assert!(!r.title().is_empty() && !r.spec().is_empty(), "{r:?}");
         }
+        assert_eq!(CheckRule::GetDeleteNotAllowed.name(), "get-delete-405");
+        assert_eq!(
+            CheckRule::AckedTypesDelivered.name(),
+            "acked-types-delivered"
+        );
     }
 }
