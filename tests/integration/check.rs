@@ -5,62 +5,40 @@
 use std::collections::BTreeSet;
 use std::time::Duration;
 
-use assert_cmd::Command;
-use mock_server::{Config, Fault, RunningServer, start_http};
+use mock_server::validator::CheckRule;
+use mock_server::{Config, Fault};
 use serde_json::Value;
 
-/// The mock server on 127.0.0.1 (a free port) in its own runtime, alive while this lives.
-struct Mock {
-    rt: tokio::runtime::Runtime,
-    server: Option<RunningServer>,
+use crate::support::{LATE_ACK, Mock, assert_exact, bin, isolated};
+
+fn mock(faults: &[Fault]) -> Mock {
+    Mock::start(Config {
+        faults: faults.to_vec(),
+        ack_delay: LATE_ACK,
+        ..Config::default()
+    })
 }
 
-impl Mock {
-    fn start(faults: &[Fault]) -> Mock {
-        let rt = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .enable_all()
-            .build()
-            .unwrap();
-        let config = Config {
-            faults: faults.to_vec(),
-            // Longer than the checks' --timeout below, so `late-ack` is late for them.
-            ack_delay: Duration::from_secs(5),
-            ..Config::default()
-        };
-        let server = rt.block_on(start_http(config)).unwrap();
-        Mock {
-            rt,
-            server: Some(server),
-        }
-    }
-
-    fn url(&self) -> String {
-        self.server.as_ref().unwrap().url.clone()
-    }
-}
-
-impl Drop for Mock {
-    fn drop(&mut self) {
-        if let Some(s) = self.server.take() {
-            self.rt.block_on(s.shutdown());
-        }
-    }
-}
-
-fn mcp_tutor() -> Command {
-    let mut c = Command::cargo_bin("mcp-tutor").unwrap();
-    c.env("NO_COLOR", "1").timeout(Duration::from_secs(120));
+/// `mcp-tutor check ARGS`.
+fn check_cmd(args: &[&str]) -> crate::support::Isolated {
+    let mut c = isolated();
+    c.arg("check").args(args).timeout(Duration::from_secs(120));
     c
 }
 
 /// Runs `check` and returns (exit code, stdout).
 fn check(args: &[&str]) -> (i32, String) {
-    let out = mcp_tutor().arg("check").args(args).output().unwrap();
+    let out = check_cmd(args).output().unwrap();
     (
         out.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&out.stdout).into_owned(),
     )
+}
+
+/// The summary line a run with nothing failed prints when `skipped` rules were not judged.
+fn all_passed_but(skipped: usize) -> String {
+    let passed = CheckRule::all().len() - skipped;
+    format!("{passed} passed, 0 failed, {skipped} skipped")
 }
 
 /// The status printed for each rule: `PASS  ack-first  (...)` → ("ack-first", "PASS").
@@ -88,24 +66,18 @@ fn failed(stdout: &str) -> BTreeSet<String> {
 
 #[test]
 fn check_passes_against_the_bundled_mock_server() {
-    let mock = Mock::start(&[]);
+    let mock = mock(&[]);
     let (code, out) = check(&[&mock.url(), "--timeout", "3"]);
     assert_eq!(code, 0, "{out}");
     let st = statuses(&out);
-    assert_eq!(st.len(), 26, "one line per rule\n{out}");
+    assert_eq!(st.len(), CheckRule::all().len(), "one line per rule\n{out}");
+    // Over HTTP the client cancel is closing the stream: nothing can be seen after it.
+    let unjudged = CheckRule::NothingAfterCancel.name();
     for (rule, status) in &st {
-        // Over HTTP the client cancel is closing the stream: nothing can be seen after it.
-        let want = if rule == "nothing-after-cancel" {
-            "SKIP"
-        } else {
-            "PASS"
-        };
+        let want = if rule == unjudged { "SKIP" } else { "PASS" };
         assert_eq!(status, want, "{rule}\n{out}");
     }
-    assert!(
-        out.trim_end().ends_with("25 passed, 0 failed, 1 skipped"),
-        "{out}"
-    );
+    assert!(out.trim_end().ends_with(&all_passed_but(1)), "{out}");
     assert!(
         out.contains("PASS  tag-matches-id  (SUB §Receiving Notifications"),
         "{out}"
@@ -117,18 +89,18 @@ fn check_passes_against_the_bundled_mock_server() {
 
 #[test]
 fn check_json_reports_every_rule_and_the_evidence() {
-    let mock = Mock::start(&[]);
-    let out = mcp_tutor()
-        .args(["check", "--json", "--timeout", "3", &mock.url()])
+    let mock = mock(&[]);
+    let out = check_cmd(&["--json", "--timeout", "3", &mock.url()])
         .output()
         .unwrap();
     assert!(out.status.success());
     let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(doc["passed"], 25);
+    let all = CheckRule::all().len();
+    assert_eq!(doc["passed"], all - 1);
     assert_eq!(doc["failed"], 0);
     assert_eq!(doc["skipped"], 1);
     let rules = doc["rules"].as_array().unwrap();
-    assert_eq!(rules.len(), 26);
+    assert_eq!(rules.len(), all);
     let ack = rules.iter().find(|r| r["rule"] == "ack-first").unwrap();
     assert_eq!(ack["status"], "PASS");
     assert_eq!(ack["level"], "must");
@@ -184,18 +156,21 @@ fn check_fails_naming_the_rule_each_fault_breaks() {
         .copied()
         .filter(|f| *f != Fault::NotifyAfterCancel)
         .collect();
-    let runs: Vec<_> = faults
-        .iter()
-        .map(|&f| {
-            std::thread::spawn(move || {
-                let mock = Mock::start(&[f]);
-                let r = check(&[&mock.url(), "--timeout", "2"]);
-                (f, r)
+    let runs = std::thread::scope(|s| {
+        let runs: Vec<_> = faults
+            .iter()
+            .map(|&f| {
+                s.spawn(move || {
+                    let mock = mock(&[f]);
+                    (f, check(&[&mock.url(), "--timeout", "2"]))
+                })
             })
-        })
-        .collect();
-    for run in runs {
-        let (f, (code, out)) = run.join().unwrap();
+            .collect();
+        runs.into_iter()
+            .map(|r| r.join().unwrap())
+            .collect::<Vec<_>>()
+    });
+    for (f, (code, out)) in runs {
         let want: BTreeSet<String> = expected_failures(f).iter().map(|s| s.to_string()).collect();
         assert_eq!(code, 1, "fault {f}\n{out}");
         assert_eq!(failed(&out), want, "fault {f}\n{out}");
@@ -203,69 +178,62 @@ fn check_fails_naming_the_rule_each_fault_breaks() {
     }
 }
 
-fn mcp_tutor_exe() -> String {
-    Command::cargo_bin("mcp-tutor")
-        .unwrap()
-        .get_program()
-        .to_string_lossy()
-        .into_owned()
-}
-
 #[test]
 fn check_over_stdio_passes_against_the_bundled_server() {
-    let exe = mcp_tutor_exe();
-    let (code, out) = check(&["--stdio", "--timeout", "2", "--", &exe, "serve", "--stdio"]);
+    let (code, out) = check(&["--stdio", "--timeout", "2", "--", bin(), "serve", "--stdio"]);
     assert_eq!(code, 0, "{out}");
+    // stdio has no header layer; everything else is exercised, the client cancel included.
+    let http_only: BTreeSet<&str> = CheckRule::all()
+        .iter()
+        .filter(|r| r.http_only())
+        .map(|r| r.name())
+        .collect();
     for (rule, status) in statuses(&out) {
-        // stdio has no header layer; everything else is exercised, the client cancel included.
-        let http_only = rule.starts_with("header-")
-            || [
-                "unsupported-version",
-                "missing-meta",
-                "unknown-method",
-                "get-delete-405",
-                "origin-403",
-                "sse-no-buffering",
-            ]
-            .contains(&rule.as_str());
-        let want = if http_only { "SKIP" } else { "PASS" };
+        let want = if http_only.contains(rule.as_str()) {
+            "SKIP"
+        } else {
+            "PASS"
+        };
         assert_eq!(status, want, "{rule}\n{out}");
     }
     assert!(out.contains("PASS  nothing-after-cancel  ("), "{out}");
     assert!(
-        out.trim_end().ends_with("16 passed, 0 failed, 10 skipped"),
+        out.trim_end().ends_with(&all_passed_but(http_only.len())),
         "{out}"
     );
 }
 
 #[test]
 fn check_over_stdio_fails_naming_the_rule_each_fault_breaks() {
-    let exe = mcp_tutor_exe();
-    let runs: Vec<_> = Fault::all()
-        .iter()
-        .map(|&f| {
-            let exe = exe.clone();
-            std::thread::spawn(move || {
-                let name = f.to_string();
-                let r = check(&[
-                    "--stdio",
-                    "--timeout",
-                    "2",
-                    "--",
-                    &exe,
-                    "serve",
-                    "--stdio",
-                    "--fault",
-                    &name,
-                    "--ack-delay",
-                    "5000",
-                ]);
-                (f, r)
+    let late = LATE_ACK.as_millis().to_string();
+    let runs = std::thread::scope(|s| {
+        let runs: Vec<_> = Fault::all()
+            .iter()
+            .map(|&f| {
+                let late = &late;
+                s.spawn(move || {
+                    let r = check(&[
+                        "--stdio",
+                        "--timeout",
+                        "2",
+                        "--",
+                        bin(),
+                        "serve",
+                        "--stdio",
+                        "--fault",
+                        f.name(),
+                        "--ack-delay",
+                        late,
+                    ]);
+                    (f, r)
+                })
             })
-        })
-        .collect();
-    for run in runs {
-        let (f, (code, out)) = run.join().unwrap();
+            .collect();
+        runs.into_iter()
+            .map(|r| r.join().unwrap())
+            .collect::<Vec<_>>()
+    });
+    for (f, (code, out)) in runs {
         assert_eq!(code, 1, "fault {f}\n{out}");
         let got = failed(&out);
         let mut allowed: BTreeSet<String> =
@@ -287,7 +255,7 @@ fn check_over_stdio_fails_naming_the_rule_each_fault_breaks() {
 
 #[test]
 fn a_missing_trigger_tool_is_skipped_not_passed() {
-    let mock = Mock::start(&[]);
+    let mock = mock(&[]);
     let (code, out) = check(&[
         &mock.url(),
         "--timeout",
@@ -324,42 +292,47 @@ fn check_against_nothing_fails_fast_with_a_useful_error() {
         .local_addr()
         .unwrap()
         .port();
-    let out = mcp_tutor()
-        .args([
-            "check",
-            "--timeout",
-            "2",
-            &format!("http://127.0.0.1:{port}/mcp"),
-        ])
-        .output()
-        .unwrap();
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let out = check_cmd(&["--timeout", "2", &url]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("server/discover"), "{err}");
+    let first = format!(
+        "error: server/discover to {url} failed; is an MCP 2026-07-28 server listening there?\n"
+    );
+    assert!(err.starts_with(&first), "{err}");
     assert!(err.contains("is the server running?"), "{err}");
 }
 
 #[test]
 fn check_rejects_a_bad_url_and_timeout() {
-    let out = mcp_tutor().args(["check", "not a url"]).output().unwrap();
+    let out = check_cmd(&["not a url"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("is not a URL"));
-    let out = mcp_tutor()
-        .args(["check", "--timeout", "0", "http://127.0.0.1:9/mcp"])
+    let err = String::from_utf8_lossy(&out.stderr);
+    let first = err.lines().next().unwrap_or_default();
+    assert_eq!(
+        first,
+        "error: \"not a url\" is not a URL; give the endpoint, e.g. http://127.0.0.1:3000/mcp"
+    );
+    let out = check_cmd(&["--timeout", "0", "http://127.0.0.1:9/mcp"])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("--timeout"));
+    assert_exact(&out.stdout, "");
+    assert_exact(
+        &out.stderr,
+        "error: --timeout 0 is not a number of seconds between 0 and 3600 (e.g. --timeout 2.5)\n",
+    );
 }
 
 #[test]
 fn colour_only_when_asked_or_on_a_terminal() {
-    let mock = Mock::start(&[]);
+    let mock = mock(&[]);
     let url = mock.url();
     // Piped output: no colour by default.
     let (_, plain) = check(&[&url, "--timeout", "2", "--close-tool", ""]);
     assert!(!plain.contains('\u{1b}'), "{plain}");
-    let out = mcp_tutor()
+    let mut c = isolated();
+    let out = c
         .env_remove("NO_COLOR")
         .args([
             "--color",
@@ -381,10 +354,7 @@ fn colour_only_when_asked_or_on_a_terminal() {
 
 #[test]
 fn list_rules_names_every_rule_with_its_level_and_spec() {
-    let out = mcp_tutor()
-        .args(["check", "--list-rules"])
-        .output()
-        .unwrap();
+    let out = check_cmd(&["--list-rules"]).output().unwrap();
     assert!(out.status.success());
     let text = String::from_utf8_lossy(&out.stdout);
     for name in [
@@ -396,13 +366,16 @@ fn list_rules_names_every_rule_with_its_level_and_spec() {
         assert!(text.lines().any(|l| l.starts_with(name)), "{name}\n{text}");
     }
     assert!(text.contains("graceful-close           SHOULD"), "{text}");
-    let out = mcp_tutor()
-        .args(["check", "--list-rules", "--json"])
-        .output()
-        .unwrap();
+    let out = check_cmd(&["--list-rules", "--json"]).output().unwrap();
     let rules: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(rules.as_array().unwrap().len(), 26);
-    assert_eq!(rules[0]["rule"], "discover");
+    let names: Vec<&str> = rules
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|r| r["rule"].as_str())
+        .collect();
+    let all: Vec<&str> = CheckRule::all().iter().map(|r| r.name()).collect();
+    assert_eq!(names, all);
 }
 
 #[test]
@@ -410,22 +383,17 @@ fn a_server_that_never_answers_cannot_hang_check() {
     // Accepts connections and reads forever, never writing a byte.
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
-    std::thread::spawn(move || {
-        let mut held = Vec::new();
-        for conn in listener.incoming().flatten() {
-            held.push(conn);
-        }
-    });
-    // assert_cmd's own timeout (see `mcp_tutor`) turns a hang into a failure.
-    let out = mcp_tutor()
-        .args([
-            "check",
-            "--timeout",
-            "1",
-            &format!("http://127.0.0.1:{port}/mcp"),
-        ])
-        .output()
+    std::thread::Builder::new()
+        .spawn(move || {
+            let mut held = Vec::new();
+            for conn in listener.incoming().flatten() {
+                held.push(conn);
+            }
+        })
         .unwrap();
+    // assert_cmd's own timeout (see `check_cmd`) turns a hang into a failure.
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let out = check_cmd(&["--timeout", "1", &url]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("no complete reply"), "{err}");

@@ -12,7 +12,7 @@ use mock_server::validator::CheckRule;
 use mock_server::{Config, Fault, Transport};
 use serde_json::{Value, json};
 
-use crate::support::{LATE_ACK, Mock, bin, clean};
+use crate::support::{LATE_ACK, Mock, bin, isolated};
 
 const BOTH: [Transport; 2] = [Transport::Http, Transport::Stdio];
 
@@ -43,8 +43,7 @@ struct Server {
 
 /// `check --json --timeout 2 ARGS` against `server` over `t`: the report.
 fn check_json(t: Transport, server: &Server, args: &[&str]) -> Value {
-    let home = tempfile::tempdir().unwrap();
-    let mut cmd = clean(home.path());
+    let mut cmd = isolated();
     cmd.args(["check", "--json", "--timeout", "2"]).args(args);
     // Kept alive until `check` is done.
     let mock;

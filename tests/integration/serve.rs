@@ -1,13 +1,15 @@
 //! `mcp-tutor serve`: the same options and behaviour as the standalone `mock_server` binary.
 
-use assert_cmd::Command;
 use mock_server::protocol::{self, method};
+use mock_server::{Fault, tool};
 use predicates::str::contains;
 use serde_json::{Value, json};
 
-fn serve() -> Command {
-    let mut c = Command::cargo_bin("mcp-tutor").expect("binary built");
-    c.arg("serve").env("NO_COLOR", "1");
+use crate::support::{Isolated, assert_exact, isolated};
+
+fn serve() -> Isolated {
+    let mut c = isolated();
+    c.arg("serve");
     c
 }
 
@@ -60,12 +62,16 @@ fn serve_lists_faults_with_their_rules() {
 
 #[test]
 fn an_unknown_fault_names_the_valid_ones() {
-    serve()
-        .args(["--fault", "no-acks"])
-        .assert()
-        .failure()
-        .stderr(contains("unknown fault"))
-        .stderr(contains("filter-ignored"));
+    let out = serve().args(["--fault", "no-acks"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let names: Vec<&str> = Fault::all().iter().map(|f| f.name()).collect();
+    assert_exact(
+        &out.stderr,
+        &format!(
+            "error: invalid value 'no-acks' for '--fault <NAME>': unknown fault \"no-acks\"; choose one of: {}\n\nFor more information, try '--help'.\n",
+            names.join(", ")
+        ),
+    );
 }
 
 /// The fault catalogue cannot drift from what users reach: every fault is switched on by
@@ -73,7 +79,7 @@ fn an_unknown_fault_names_the_valid_ones() {
 #[test]
 fn every_fault_is_reachable_by_name_and_documented() {
     let readme = include_str!("../../README.md");
-    for f in mock_server::Fault::all() {
+    for f in Fault::all() {
         let name = f.name();
         assert!(
             readme.contains(&format!("| `{name}` |")),
@@ -82,7 +88,7 @@ fn every_fault_is_reachable_by_name_and_documented() {
         let ask = protocol::request(
             &1.into(),
             method::TOOLS_CALL,
-            json!({"name": "test_list_faults", "arguments": {}}),
+            json!({"name": tool::LIST_FAULTS, "arguments": {}}),
         );
         let out = serve()
             .args(["--stdio", "--fault", name])

@@ -1,7 +1,9 @@
 //! The one test builder for the CLI tests: [`clean`] is `mcp-tutor` in a clean environment
-//! rooted at a temp dir (every module starts from it), and [`tutor`] adds what the quiz, stats
-//! and progress tests share: the fixture decks, a frozen scheduler clock, a pinned answer time.
+//! rooted at a temp dir (every module starts from it; [`isolated`] brings its own temp dir),
+//! and [`tutor`] adds what the quiz, stats and progress tests share: the fixture decks, a frozen
+//! scheduler clock, a pinned answer time. [`assert_exact`] compares a short output whole.
 
+use std::ops::{Deref, DerefMut};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -34,6 +36,46 @@ pub fn clean(home: &Path) -> assert_cmd::Command {
         .env("NO_COLOR", "1");
     c.timeout(std::time::Duration::from_secs(90));
     c
+}
+
+/// [`clean`] rooted at a temp dir of its own, which lives as long as the command: for tests
+/// that keep nothing between runs.
+pub fn isolated() -> Isolated {
+    let home = tempfile::tempdir().unwrap();
+    Isolated {
+        cmd: clean(home.path()),
+        _home: home,
+    }
+}
+
+/// A [`clean`] command and the temp dir it is rooted at.
+pub struct Isolated {
+    cmd: assert_cmd::Command,
+    _home: tempfile::TempDir,
+}
+
+impl Deref for Isolated {
+    type Target = assert_cmd::Command;
+
+    fn deref(&self) -> &assert_cmd::Command {
+        &self.cmd
+    }
+}
+
+impl DerefMut for Isolated {
+    fn deref_mut(&mut self) -> &mut assert_cmd::Command {
+        &mut self.cmd
+    }
+}
+
+/// A short output (a line or a few), whole: what the process wrote must be exactly `want`.
+#[track_caller]
+pub fn assert_exact(got: &[u8], want: &str) {
+    let got = String::from_utf8_lossy(got);
+    assert!(
+        got == want,
+        "output differs\n--- got ---\n{got}--- want ---\n{want}"
+    );
 }
 
 /// `mcp-tutor` with the store in `home`, the fixture decks loaded, the clock at `now`.

@@ -9,23 +9,23 @@ use std::io::Read;
 use std::net::TcpListener;
 use std::time::Duration;
 
-use assert_cmd::Command;
+use crate::support::isolated;
 
 #[test]
 fn check_over_https_opens_with_a_tls_client_hello() {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let url = format!("https://{}/mcp", listener.local_addr().unwrap());
-    let first_bytes = std::thread::spawn(move || {
-        let (mut conn, _) = listener.accept().unwrap();
-        conn.set_read_timeout(Some(Duration::from_secs(30)))
-            .unwrap();
-        let mut head = [0u8; 6];
-        conn.read_exact(&mut head).unwrap();
-        head
-    });
-    let out = Command::cargo_bin("mcp-tutor")
-        .unwrap()
-        .env("NO_COLOR", "1")
+    let first_bytes = std::thread::Builder::new()
+        .spawn(move || {
+            let (mut conn, _) = listener.accept().unwrap();
+            conn.set_read_timeout(Some(Duration::from_secs(30)))
+                .unwrap();
+            let mut head = [0u8; 6];
+            conn.read_exact(&mut head).unwrap();
+            head
+        })
+        .unwrap();
+    let out = isolated()
         .timeout(Duration::from_secs(60))
         .args(["check", "--timeout", "5", &url])
         .output()
