@@ -326,6 +326,11 @@ pub fn end_quietly_when_reader_leaves() {
     let default = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
         if stdout_reader_gone() {
+            #[allow(
+                clippy::disallowed_methods,
+                reason = "a panic hook cannot return a status to main; the reader is gone, so \
+                          there is nothing left to flush for it"
+            )]
             std::process::exit(i32::from(READER_GONE));
         }
         default(info);

@@ -230,7 +230,8 @@ pub fn run(args: Args, g: &Global) -> anyhow::Result<ExitCode> {
     };
     let mut rl = repl::editor(helper)?;
     let printer = rl.create_external_printer().ok();
-    let mut kb = repl::Keyboard::start(rl, history);
+    let mut kb =
+        repl::Keyboard::start(rl, history).context("could not start the lab's keyboard thread")?;
     rt.block_on(async {
         lab.banner();
         if let Some(sc) = &sc {

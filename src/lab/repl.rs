@@ -183,44 +183,46 @@ impl Keyboard {
     pub fn start(
         mut rl: Editor<LabHelper, DefaultHistory>,
         history: Option<std::path::PathBuf>,
-    ) -> Keyboard {
+    ) -> std::io::Result<Keyboard> {
         if let Some(h) = &history {
             let _ = rl.load_history(h);
         }
         let (asks, asked) = std::sync::mpsc::channel::<Ask>();
         let (send, typed) = tokio::sync::mpsc::unbounded_channel();
-        let thread = std::thread::spawn(move || {
-            while let Ok(ask) = asked.recv() {
-                let line = loop {
-                    match rl.readline(&ask.prompt) {
-                        Ok(l) => break Some(l),
-                        Err(ReadlineError::Interrupted) => continue,
-                        Err(_) => break None,
+        let thread = std::thread::Builder::new()
+            .name("lab-keyboard".into())
+            .spawn(move || {
+                while let Ok(ask) = asked.recv() {
+                    let line = loop {
+                        match rl.readline(&ask.prompt) {
+                            Ok(l) => break Some(l),
+                            Err(ReadlineError::Interrupted) => continue,
+                            Err(_) => break None,
+                        }
+                    };
+                    if ask.remember
+                        && let Some(l) = &line
+                        && !l.trim().is_empty()
+                    {
+                        let _ = rl.add_history_entry(l.as_str());
                     }
-                };
-                if ask.remember
-                    && let Some(l) = &line
-                    && !l.trim().is_empty()
-                {
-                    let _ = rl.add_history_entry(l.as_str());
+                    let eof = line.is_none();
+                    if send.send(line).is_err() || eof {
+                        break;
+                    }
                 }
-                let eof = line.is_none();
-                if send.send(line).is_err() || eof {
-                    break;
+                if let Some(h) = &history {
+                    if let Some(dir) = h.parent() {
+                        let _ = std::fs::create_dir_all(dir);
+                    }
+                    let _ = rl.save_history(h);
                 }
-            }
-            if let Some(h) = &history {
-                if let Some(dir) = h.parent() {
-                    let _ = std::fs::create_dir_all(dir);
-                }
-                let _ = rl.save_history(h);
-            }
-        });
-        Keyboard {
+            })?;
+        Ok(Keyboard {
             asks,
             typed,
             thread: Some(thread),
-        }
+        })
     }
 
     /// Ask for the next line; it arrives on [`Keyboard::next`].

@@ -228,7 +228,11 @@ impl TtyInput {
         // every keystroke.
         if !plain && let Ok(printer) = editor.create_external_printer() {
             let (clock, reading) = (clock.clone(), reading.clone());
-            std::thread::spawn(move || tick(&clock, &reading, printer));
+            // A thread that cannot start leaves the clock as without a printer: redrawn on
+            // every keystroke.
+            let _ = std::thread::Builder::new()
+                .name("quiz-clock".into())
+                .spawn(move || tick(&clock, &reading, printer));
         }
         Ok(TtyInput {
             editor,

@@ -76,10 +76,10 @@ fn retention_is_saved() {
 fn two_writers_at_once_lose_nothing() {
     let dir = tempfile::tempdir().unwrap();
     Store::open(dir.path()).unwrap();
-    let threads: Vec<_> = (0..2)
+    let threads: Vec<std::thread::JoinHandle<()>> = (0..2)
         .map(|w| {
             let path = dir.path().to_path_buf();
-            std::thread::spawn(move || {
+            std::thread::Builder::new().spawn(move || {
                 let s = Store::open(&path).unwrap();
                 for i in 0..40 {
                     let at = t0() + Duration::minutes(i);
@@ -100,7 +100,8 @@ fn two_writers_at_once_lose_nothing() {
                 }
             })
         })
-        .collect();
+        .collect::<std::io::Result<_>>()
+        .unwrap();
     for t in threads {
         t.join().unwrap();
     }

@@ -9,7 +9,7 @@ use mock_server::validator::CheckRule;
 use mock_server::{Config, Fault};
 use serde_json::Value;
 
-use crate::support::{LATE_ACK, Mock, assert_exact, bin, isolated};
+use crate::support::{LATE_ACK, Mock, assert_exact, background, bin, isolated};
 
 fn mock(faults: &[Fault]) -> Mock {
     Mock::start(Config {
@@ -383,14 +383,12 @@ fn a_server_that_never_answers_cannot_hang_check() {
     // Accepts connections and reads forever, never writing a byte.
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
-    std::thread::Builder::new()
-        .spawn(move || {
-            let mut held = Vec::new();
-            for conn in listener.incoming().flatten() {
-                held.push(conn);
-            }
-        })
-        .unwrap();
+    background(move || {
+        let mut held = Vec::new();
+        for conn in listener.incoming().flatten() {
+            held.push(conn);
+        }
+    });
     // assert_cmd's own timeout (see `check_cmd`) turns a hang into a failure.
     let url = format!("http://127.0.0.1:{port}/mcp");
     let out = check_cmd(&["--timeout", "1", &url]).output().unwrap();

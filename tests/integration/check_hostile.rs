@@ -11,7 +11,7 @@ use std::time::Duration;
 use mock_server::validator::CheckRule;
 use serde_json::{Value, json};
 
-use crate::support::{Isolated, assert_exact, isolated};
+use crate::support::{Isolated, assert_exact, background, isolated};
 
 /// What the fake server does with one request.
 enum Reply {
@@ -30,14 +30,11 @@ enum Reply {
 fn serve(handler: fn(&Value) -> Reply) -> String {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let url = format!("http://{}/mcp", listener.local_addr().unwrap());
-    std::thread::Builder::new()
-        .spawn(move || {
-            for conn in listener.incoming().flatten() {
-                // A connection the test cannot serve fails the test by what `check` then says.
-                let _ = std::thread::Builder::new().spawn(move || connection(conn, handler));
-            }
-        })
-        .unwrap();
+    background(move || {
+        for conn in listener.incoming().flatten() {
+            background(move || connection(conn, handler));
+        }
+    });
     url
 }
 

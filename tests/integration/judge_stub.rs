@@ -66,11 +66,11 @@ impl Stub {
         let seen = Arc::new(Mutex::new(Vec::new()));
         let script = Arc::new(Mutex::new(script));
         let log = seen.clone();
-        std::thread::spawn(move || {
+        crate::support::background(move || {
             for conn in listener.incoming() {
                 let Ok(conn) = conn else { continue };
                 let (log, script) = (log.clone(), script.clone());
-                std::thread::spawn(move || serve(conn, &log, &script));
+                crate::support::background(move || serve(conn, &log, &script));
             }
         });
         Stub { url, seen }

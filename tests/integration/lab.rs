@@ -306,7 +306,7 @@ impl Served {
             }
         };
         // Keep draining so the server never blocks on a full pipe.
-        std::thread::spawn(move || for _ in lines {});
+        crate::support::background(move || for _ in lines {});
         Served { child, url }
     }
 }

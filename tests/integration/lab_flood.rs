@@ -12,9 +12,9 @@ use crate::lab::{normalise, tutor};
 fn flooding_server() -> String {
     let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
     let url = format!("http://{}/mcp", listener.local_addr().expect("addr"));
-    std::thread::spawn(move || {
+    crate::support::background(move || {
         for conn in listener.incoming().flatten() {
-            std::thread::spawn(move || serve(conn));
+            crate::support::background(move || serve(conn));
         }
     });
     url

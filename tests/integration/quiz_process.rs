@@ -169,7 +169,7 @@ fn sigkill_mid_session_loses_no_rated_review() {
     let mut stdin = child.stdin.take().unwrap();
     let stdout = child.stdout.take().unwrap();
     let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
+    crate::support::background(move || {
         for line in BufReader::new(stdout).lines() {
             let Ok(line) = line else { break };
             if tx.send(line).is_err() {
@@ -229,7 +229,7 @@ fn two_sessions_at_once_lose_no_review() {
             .spawn()
             .unwrap();
         let mut stdin = child.stdin.take().unwrap();
-        std::thread::spawn(move || stdin.write_all(script.as_bytes()));
+        crate::support::background(move || stdin.write_all(script.as_bytes()));
         child
     };
     // Three cram sessions over the same deck (`.` gives up, Enter rates) and a review session,
@@ -275,7 +275,7 @@ fn a_store_held_by_another_process_keeps_the_rating_until_it_is_saved() {
     let mut stdin = child.stdin.take().unwrap();
     let stdout = child.stdout.take().unwrap();
     let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
+    crate::support::background(move || {
         for line in BufReader::new(stdout).lines() {
             let Ok(line) = line else { break };
             if tx.send(line).is_err() {

@@ -68,6 +68,14 @@ impl DerefMut for Isolated {
     }
 }
 
+/// Runs `f` on a thread of its own that nobody joins (a fake server, a pipe drainer); a test
+/// that cannot start one fails here.
+pub fn background<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) {
+    std::thread::Builder::new()
+        .spawn(f)
+        .expect("a test thread starts");
+}
+
 /// A short output (a line or a few), whole: what the process wrote must be exactly `want`.
 #[track_caller]
 pub fn assert_exact(got: &[u8], want: &str) {
