@@ -149,11 +149,6 @@ impl RulesDoc {
             .collect()
     }
 
-    /// The address of the first place `reference` points to, when it resolves.
-    pub fn url_of(&self, reference: &str) -> Option<String> {
-        self.resolve(reference).ok()?.into_iter().next()
-    }
-
     /// Resolves a printed reference such as `"SUB §Graceful Closure, §Cancellation; CHG §Major
     /// changes 9; docs/rules.md#ack-first"` to addresses, or says which part nobody can follow.
     pub fn resolve(&self, reference: &str) -> Result<Vec<String>, String> {

@@ -218,7 +218,7 @@ fn show(g: &Global, key: &str) -> anyhow::Result<ExitCode> {
         }],
         errors: Vec::new(),
     };
-    let md = export::to_markdown(&one);
+    let md = export::without_links(&export::to_markdown(&one));
     // Drop the sheet's title, deck heading and coverage footer: just the card.
     let body: Vec<&str> = md
         .lines()
@@ -275,6 +275,8 @@ fn check(g: &Global, paths: &[PathBuf]) -> anyhow::Result<ExitCode> {
         }
     }
     if embedded_run {
+        problems.extend(content_rules::scenario_length_bias());
+        problems.extend(content_rules::decks_length_bias(&Library::embedded().decks));
         if facts::all().len() != 60 {
             problems.push(DeckError {
                 file: "decks/facts.toml".into(),

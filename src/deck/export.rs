@@ -40,36 +40,93 @@ fn parent<'a>(deck: &'a Deck, card: &Card) -> Option<&'a Card> {
     deck.cards.iter().find(|c| c.followups.contains(&card.id))
 }
 
+/// The version of the JSON export's shape (the README's "decks export --format json" section):
+/// raised when a field changes meaning or is removed, not when one is added.
+pub const JSON_EXPORT_VERSION: u32 = 2;
+
+/// One reference (`"SUB §Acknowledgment; docs/rules.md#ack-first"`) cut into its parts, each
+/// with the official address it resolves to (the rule's spec address for a rule of
+/// docs/rules.md), or `None` when it names no web page.
+pub fn reference_links(reference: &str) -> Vec<(String, Option<String>)> {
+    let doc = crate::rules_doc::doc();
+    reference
+        .split(';')
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .map(|part| {
+            let url = doc
+                .resolve(part)
+                .ok()
+                .and_then(|urls| urls.into_iter().find(|u| u.starts_with("http")));
+            (part.to_owned(), url)
+        })
+        .collect()
+}
+
+fn links_json(reference: &str) -> Value {
+    Value::Array(
+        reference_links(reference)
+            .into_iter()
+            .map(|(r, url)| json!({ "ref": r, "url": url }))
+            .collect(),
+    )
+}
+
+/// A red flag as a tool sees it: everything but its matchers (`claims`, `guards`).
+fn flag_json(f: &crate::card::RedFlag) -> Value {
+    json!({
+        "id": f.id,
+        "label": f.label,
+        "correction": f.correction,
+        "spec": f.spec,
+        "spec_links": links_json(&f.spec),
+        "examples": f.examples,
+        "non_examples": f.non_examples,
+    })
+}
+
+/// One card with every field it has except the grader's matchers (`claims` of points and
+/// flags, and flags' `guards`), plus what the library adds: its `DECK/CARD` key, its parent
+/// (the card that lists it as a follow-up), the addresses of its spec references, and its red
+/// flags with the shared ones filled in (the catalogue's are in `misconceptions`).
+pub fn card_json(d: &Deck, c: &Card) -> Value {
+    let mut v = serde_json::to_value(c).unwrap_or_else(|_| json!({ "id": c.id }));
+    if let Value::Object(m) = &mut v {
+        for p in m
+            .get_mut("points")
+            .and_then(Value::as_array_mut)
+            .into_iter()
+            .flatten()
+        {
+            if let Some(p) = p.as_object_mut() {
+                p.remove("claims");
+            }
+        }
+        m.insert(
+            "red_flags".into(),
+            Value::Array(c.own_flags().map(flag_json).collect()),
+        );
+        m.insert(
+            "spec_links".into(),
+            Value::Array(c.spec.iter().map(|r| links_json(r)).collect()),
+        );
+        m.insert("key".into(), json!(d.key(c)));
+        m.insert("parent".into(), json!(parent(d, c).map(|p| p.id.clone())));
+    }
+    v
+}
+
 pub fn to_json(lib: &Library) -> Value {
     let decks: Vec<Value> = lib
         .decks
         .iter()
         .map(|d| {
-            let cards: Vec<Value> = d
-                .cards
-                .iter()
-                .map(|c| {
-                    json!({
-                        "id": c.id,
-                        "key": d.key(c),
-                        "kind": c.kind,
-                        "question": c.question,
-                        "facts": c.facts,
-                        "spec": c.spec,
-                        "tags": c.tags,
-                        "tension": c.tension,
-                        "points": c.points.iter().map(|p| json!({"label": p.label, "required": p.required})).collect::<Vec<_>>(),
-                        "red_flags": c.own_flags().map(|f| json!({"label": f.label, "correction": f.correction, "spec": f.spec})).collect::<Vec<_>>(),
-                        "followups": c.followups,
-                        "parent": parent(d, c).map(|p| p.id.clone()),
-                        "answer": c.answer.as_ref().map(|a| a.text.clone()),
-                    })
-                })
-                .collect();
+            let cards: Vec<Value> = d.cards.iter().map(|c| card_json(d, c)).collect();
             json!({
                 "id": d.meta.id,
                 "title": d.meta.title,
                 "description": d.meta.description,
+                "format_version": d.meta.format(),
                 "source": d.source,
                 "cards": cards,
             })
@@ -86,8 +143,14 @@ pub fn to_json(lib: &Library) -> Value {
         .filter(|(_, k)| k.is_empty())
         .map(|(n, _)| *n)
         .collect();
+    let misconceptions: Vec<Value> = super::catalogue::misconceptions()
+        .iter()
+        .map(flag_json)
+        .collect();
     json!({
+        "export_version": JSON_EXPORT_VERSION,
         "decks": decks,
+        "misconceptions": misconceptions,
         "facts": {
             "total": cov.len(),
             "covered": covered,
@@ -102,6 +165,48 @@ fn quote_block(out: &mut String, text: &str) {
         let _ = writeln!(out, "> {line}");
     }
     out.push('\n');
+}
+
+/// A reference with each part linked to its official address, as the Anki export links them.
+fn md_links(reference: &str) -> String {
+    reference_links(reference)
+        .into_iter()
+        .map(|(r, url)| match url {
+            Some(u) => format!("[{r}]({u})"),
+            None => r,
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// The study sheet with its spec links turned back into their text: what a terminal shows,
+/// where a `[ref](url)` would only be noise (`decks show`).
+pub fn without_links(md: &str) -> String {
+    let mut out = String::with_capacity(md.len());
+    let mut rest = md;
+    while let Some(open) = rest.find('[') {
+        let after = &rest[open + 1..];
+        let link = after.find("](").and_then(|close| {
+            let text = &after[..close];
+            let url_len = after[close + 2..].find(')')?;
+            let url = &after[close + 2..close + 2 + url_len];
+            (url.starts_with("http") && !text.contains('['))
+                .then_some((text, close + 2 + url_len + 1))
+        });
+        match link {
+            Some((text, len)) => {
+                out.push_str(&rest[..open]);
+                out.push_str(text);
+                rest = &after[len..];
+            }
+            None => {
+                out.push_str(&rest[..=open]);
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 fn card_md(out: &mut String, d: &Deck, c: &Card, depth: usize) {
@@ -119,7 +224,13 @@ fn card_md(out: &mut String, d: &Deck, c: &Card, depth: usize) {
         ));
     }
     if !c.spec.is_empty() {
-        meta.push(c.spec.join("; "));
+        meta.push(
+            c.spec
+                .iter()
+                .map(|r| md_links(r))
+                .collect::<Vec<_>>()
+                .join("; "),
+        );
     }
     let _ = writeln!(out, "*{}*\n", meta.join(" · "));
     if let Some(t) = &c.tension {
@@ -160,7 +271,13 @@ fn card_md(out: &mut String, d: &Deck, c: &Card, depth: usize) {
     if c.own_flags().next().is_some() {
         let _ = writeln!(out, "**Red flags** (saying these costs you the question)\n");
         for f in c.own_flags() {
-            let _ = writeln!(out, "- {} — {} ({})", f.label, f.correction, f.spec);
+            let _ = writeln!(
+                out,
+                "- {} — {} ({})",
+                f.label,
+                f.correction,
+                md_links(&f.spec)
+            );
         }
         out.push('\n');
     }
@@ -213,7 +330,13 @@ pub fn to_markdown(lib: &Library) -> String {
             "\n## Misconceptions checked on every card\n\nSaying one of these costs the question, whatever it asks.\n"
         );
         for m in catalogue {
-            let _ = writeln!(out, "- {} — {} ({})", m.label, m.correction, m.spec);
+            let _ = writeln!(
+                out,
+                "- {} — {} ({})",
+                m.label,
+                m.correction,
+                md_links(&m.spec)
+            );
         }
         out.push('\n');
     }
@@ -248,15 +371,13 @@ fn anki_back(card: &Card) -> String {
     if let Some(c) = &card.code {
         b.push_str(&anki_pre(&c.text));
     }
-    let doc = crate::rules_doc::doc();
     let links: Vec<String> = card
         .spec
         .iter()
-        .map(|r| match doc.url_of(r) {
-            Some(u) if u.starts_with("http") => {
-                format!("<a href=\"{u}\">{}</a>", anki_html(r))
-            }
-            _ => anki_html(r),
+        .flat_map(|r| reference_links(r))
+        .map(|(r, url)| match url {
+            Some(u) => format!("<a href=\"{u}\">{}</a>", anki_html(&r)),
+            None => anki_html(&r),
         })
         .collect();
     if !links.is_empty() {
@@ -294,4 +415,35 @@ pub fn to_anki(lib: &Library) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn references_link_each_part_and_links_come_off_for_the_terminal() {
+        let links = reference_links("SUB §Acknowledgment; docs/rules.md#ack-first; nonsense");
+        assert_eq!(links.len(), 3);
+        assert_eq!(
+            links[0].1.as_deref(),
+            Some(
+                "https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/subscriptions#acknowledgment"
+            )
+        );
+        assert!(
+            links[1]
+                .1
+                .as_deref()
+                .is_some_and(|u| u.starts_with("https://"))
+        );
+        assert_eq!(links[2], ("nonsense".to_owned(), None));
+        let md = md_links("SUB §Acknowledgment; nonsense");
+        assert!(md.starts_with("[SUB §Acknowledgment](https://"), "{md}");
+        assert_eq!(without_links(&md), "SUB §Acknowledgment; nonsense");
+        assert_eq!(
+            without_links("a [b] c [d](e) [f](http://g)"),
+            "a [b] c [d](e) f"
+        );
+    }
 }

@@ -15,6 +15,7 @@ mod load;
 pub(crate) mod locate;
 pub mod model;
 pub mod rubric;
+mod toml10;
 pub mod validate;
 
 use std::fmt;

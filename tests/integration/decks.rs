@@ -173,6 +173,103 @@ fn facts_toml_is_skipped_and_export_reports_coverage() {
     assert!(covered.contains(&serde_json::json!(29)));
 }
 
+/// Every key a card has in its deck file, recursively ("choices.why", "transcript.bug_line").
+fn toml_keys(v: &toml::Value, prefix: &str, out: &mut std::collections::BTreeSet<String>) {
+    match v {
+        toml::Value::Table(t) => {
+            for (k, x) in t {
+                let key = if prefix.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{prefix}.{k}")
+                };
+                out.insert(key.clone());
+                toml_keys(x, &key, out);
+            }
+        }
+        toml::Value::Array(a) => a.iter().for_each(|x| toml_keys(x, prefix, out)),
+        _ => {}
+    }
+}
+
+fn json_keys(v: &serde_json::Value, prefix: &str, out: &mut std::collections::BTreeSet<String>) {
+    match v {
+        serde_json::Value::Object(m) => {
+            for (k, x) in m {
+                let key = if prefix.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{prefix}.{k}")
+                };
+                out.insert(key.clone());
+                json_keys(x, &key, out);
+            }
+        }
+        serde_json::Value::Array(a) => a.iter().for_each(|x| json_keys(x, prefix, out)),
+        _ => {}
+    }
+}
+
+#[test]
+fn json_export_has_every_field_of_every_card_but_the_matchers() {
+    let t = tmp();
+    let out = tutor(&t)
+        .args(["--decks", GOOD, "decks", "export", "--format", "json"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let v: serde_json::Value = serde_json::from_slice(&out).expect("export is JSON");
+    assert_eq!(v["export_version"], 2);
+    let demo = v["decks"]
+        .as_array()
+        .and_then(|d| d.iter().find(|d| d["id"] == "demo"))
+        .expect("demo deck");
+    let mut exported = std::collections::BTreeSet::new();
+    json_keys(&demo["cards"], "", &mut exported);
+    let text = std::fs::read_to_string(format!("{GOOD}/demo.toml")).expect("fixture");
+    let file: toml::Value = toml::from_str(&text).expect("fixture parses");
+    let mut written = std::collections::BTreeSet::new();
+    toml_keys(&file["cards"], "", &mut written);
+    let matchers = [
+        "points.match",
+        "points.claims",
+        "red_flags.match",
+        "red_flags.claims",
+        "red_flags.guards",
+    ];
+    for key in &written {
+        let is_matcher = matchers
+            .iter()
+            .any(|m| key == m || key.starts_with(&format!("{m}.")));
+        assert_eq!(
+            exported.contains(key),
+            !is_matcher,
+            "`{key}`: exported {}, a matcher {is_matcher}",
+            exported.contains(key)
+        );
+    }
+    let cards = demo["cards"].as_array().expect("cards");
+    let bug = cards
+        .iter()
+        .find(|c| c["kind"] == "spot-the-bug")
+        .expect("a spot-the-bug card");
+    assert!(
+        bug["transcript"]["text"]
+            .as_str()
+            .is_some_and(|t| t.contains("data:"))
+    );
+    assert!(bug["transcript"]["bug_line"].as_u64().is_some());
+    let first = &cards[0];
+    assert_eq!(first["key"], "demo/ack-first");
+    assert_eq!(first["basics"]["seconds"], 20);
+    assert_eq!(
+        first["spec_links"][0][0]["url"],
+        "https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/subscriptions#acknowledgment"
+    );
+}
+
 #[test]
 fn export_markdown_is_a_study_sheet() {
     let t = tmp();
@@ -182,7 +279,7 @@ fn export_markdown_is_a_study_sheet() {
         .success()
         .stdout(contains("## Demo: subscriptions"))
         .stdout(contains(
-            "### What must an MCP server send first on a subscriptions/listen stream?",
+            "### What must an MCP server send first on a subscriptions/listen stream, and what tags every later notification? Name both exactly.",
         ))
         .stdout(contains(
             "#### Does the acknowledgement replay changes the client missed?",
@@ -191,7 +288,10 @@ fn export_markdown_is_a_study_sheet() {
         .stdout(contains(
             " 2 data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\"",
         ))
-        .stdout(contains("Facts covered:"));
+        .stdout(contains("Facts covered:"))
+        .stdout(contains(
+            "[SUB §Acknowledgment](https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/subscriptions#acknowledgment)",
+        ));
 }
 
 #[test]
@@ -324,6 +424,48 @@ fn check_fails_on_right_answers_piled_on_one_letter() {
         .stderr(contains(
             "choice card `pick-0` answers with a letter (\"(b)\"); options are shown shuffled",
         ));
+}
+
+#[test]
+fn check_fails_on_a_leaky_banner_an_unasked_exact_name_and_toml_1_1() {
+    let t = tmp();
+    let f = "tests/fixtures/decks/content/rubric-rules.toml";
+    let out = tutor(&t)
+        .args(["decks", "check", f])
+        .assert()
+        .code(1)
+        .get_output()
+        .stderr
+        .clone();
+    let err = String::from_utf8_lossy(&out);
+    assert!(
+        err.contains(&format!("{f}:11:1: card `leaky-banner`'s tension banner, shown above the question, states its answer: read as an answer it earns \"the acknowledgement comes first\"")),
+        "{err}"
+    );
+    assert!(
+        err.contains("required point \"names notifications/subscriptions/acknowledged exactly\" of card `exact-unasked` says \"exactly\" but the question does not ask for a name"),
+        "{err}"
+    );
+    assert!(!err.contains("card `exact-asked` says"), "{err}");
+    assert!(
+        err.contains(&format!(
+            "{f}:54:104: a trailing comma in an inline table (TOML 1.1): TOML 1.0 parsers refuse it"
+        )),
+        "{err}"
+    );
+}
+
+#[test]
+fn check_fails_when_the_right_option_is_the_longest_too_often() {
+    let t = tmp();
+    let f = "tests/fixtures/decks/content/answer-bias.toml";
+    tutor(&t)
+        .args(["decks", "check", f])
+        .assert()
+        .code(1)
+        .stderr(contains(format!(
+            "{f}:1:1: deck `answer-bias`: the right option is the longest in 5 of its 5 single-answer questions (100% > 40%), so picking the longest beats chance"
+        )));
 }
 
 #[test]
