@@ -13,6 +13,7 @@ use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 use std::sync::Arc;
 
+use super::idents::{near_miss, protocol_identifiers};
 use super::lexicon::lexicon;
 use super::segment::{Segments, Token};
 use super::stance::{Stance, is_negation};
@@ -33,6 +34,8 @@ pub struct Truths {
     /// Units stated alone (a sentence with one unit), and pairs stated together.
     singles: HashSet<Unit>,
     pairs: HashSet<(Unit, Unit)>,
+    /// Every protocol identifier the truths write (lower case).
+    identifiers: HashSet<String>,
 }
 
 /// The unit a word counts as: its synonym class, or (for identifiers, numbers) the word as
@@ -76,25 +79,19 @@ impl Truths {
         let g = generic();
         let mut t = Truths::default();
         for text in texts {
+            for (id, _, _) in protocol_identifiers(text) {
+                t.identifiers.insert(id);
+            }
             let s = Segments::new(text);
             let st = Stance::of(&s);
             let mut sentence: Vec<Unit> = Vec::new();
             let mut current = usize::MAX;
             for i in 0..s.tokens.len() {
                 let tok = &s.tokens[i];
-                if (if std::env::var("TRUTH_CLAIM").is_ok() {
-                    tok.claim
-                } else {
-                    tok.sentence
-                }) != current
-                {
+                if tok.sentence != current {
                     t.add_sentence(&sentence);
                     sentence.clear();
-                    current = if std::env::var("TRUTH_CLAIM").is_ok() {
-                        tok.claim
-                    } else {
-                        tok.sentence
-                    };
+                    current = tok.sentence;
                 }
                 let Some(u) = unit(&s, i, g) else { continue };
                 let id = t.intern(&u);
@@ -161,10 +158,7 @@ impl Truths {
         let mut out = Vec::new();
         for (k, (u, _)) in units.iter().enumerate() {
             let Some(a) = known[k] else {
-                let plain = u.chars().all(|c| c.is_alphabetic());
-                if !(plain && std::env::var("NOVEL_IGNORE").is_ok()) {
-                    out.push(u.clone());
-                }
+                out.push(u.clone());
                 continue;
             };
             let vouched = if units.len() == 1 {
@@ -218,7 +212,7 @@ pub fn truths_for(card: &Card) -> Rc<Truths> {
         static LIBRARY: RefCell<Option<Library>> = const { RefCell::new(None) };
         static OWN: RefCell<HashMap<String, Rc<Truths>>> = RefCell::new(HashMap::new());
     }
-    if !card.truths.is_empty() && std::env::var("OWN_TRUTHS").is_err() {
+    if !card.truths.is_empty() {
         return LIBRARY.with(|l| {
             if let Some((texts, t)) = &*l.borrow()
                 && Arc::ptr_eq(texts, &card.truths)
@@ -250,9 +244,22 @@ pub fn unchecked(
     st: &Stance,
     truths: &Truths,
     accounted: &[usize],
+    known: &[String],
 ) -> Vec<Unchecked> {
     let g = generic();
     let accounted: HashSet<usize> = accounted.iter().copied().collect();
+    // Identifiers nobody in the library writes (`notifications/subscriptions/closed`,
+    // `-32003`, `Mcp-Tools-Version`): a near miss of a known one is reported as such instead.
+    let invented: Vec<(String, usize)> = protocol_identifiers(s.norm())
+        .into_iter()
+        .filter(|(id, _, _)| !truths.identifiers.contains(id))
+        .filter(|(id, _, _)| {
+            !known
+                .iter()
+                .any(|k| k.eq_ignore_ascii_case(id) || near_miss(id, k))
+        })
+        .map(|(id, start, _)| (id, s.claim_of(start)))
+        .collect();
     let mut out = Vec::new();
     for claim in 1..=s.claim_count() {
         let r = s.claim_range(claim);
@@ -270,7 +277,13 @@ pub fn unchecked(
                 units.push((u, denied));
             }
         }
-        let unvouched = truths.unvouched(&units);
+        let mut unvouched = truths.unvouched(&units);
+        unvouched.extend(
+            invented
+                .iter()
+                .filter(|(_, c)| *c == claim)
+                .map(|(id, _)| format!("`{id}`")),
+        );
         if unvouched.is_empty() {
             continue;
         }
@@ -301,7 +314,7 @@ mod tests {
         let t = Truths::build(truths.iter().copied());
         let s = Segments::new(answer);
         let st = Stance::of(&s);
-        unchecked(answer, &s, &st, &t, &[])
+        unchecked(answer, &s, &st, &t, &[], &[])
             .into_iter()
             .map(|u| u.text)
             .collect()

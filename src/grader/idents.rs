@@ -118,3 +118,75 @@ pub fn near_miss(found: &str, expected: &str) -> bool {
     let allowed = (n / 6).clamp(1, 4);
     strsim::osa_distance(&f, &e) <= allowed
 }
+
+/// A protocol identifier as an answer writes it: a method or path (`notifications/cancelled`),
+/// a dotted field (`params._meta`), a snake or camel case name (`resultType`, `list_changed`), a
+/// header (`Mcp-Session-Id`), a number of two digits or more (`-32602`, `304`). Hyphenated
+/// words (`re-fetch`, `keep-alive`) and abbreviations (`e.g.`) are prose.
+pub fn is_protocol_identifier(w: &str) -> bool {
+    let w = w.trim_matches(|c: char| matches!(c, '\'' | '"' | '`' | '*' | '.' | ',' | ':' | ';'));
+    if w.len() < 2
+        || matches!(
+            w.to_ascii_lowercase().as_str(),
+            "e.g" | "i.e" | "vs" | "etc"
+        )
+    {
+        return false;
+    }
+    let digits = w.trim_start_matches(['-', '+']);
+    if !digits.is_empty() && digits.chars().all(|c| c.is_ascii_digit()) {
+        return digits.len() >= 2;
+    }
+    let inner = w.get(1..).unwrap_or("");
+    let header = w.starts_with(|c: char| c.is_ascii_uppercase()) && inner.contains('-');
+    w.contains(['/', '_'])
+        || (w.contains('.') && w.split('.').all(|p| !p.is_empty()))
+        || inner.chars().any(|c| c.is_ascii_uppercase())
+            && w.chars().any(|c| c.is_ascii_lowercase())
+        || header
+}
+
+/// The protocol identifiers of a text, lower-cased, each with its byte range.
+pub fn protocol_identifiers(text: &str) -> Vec<(String, usize, usize)> {
+    ident_candidates(text)
+        .into_iter()
+        .filter(|&(s, e)| is_protocol_identifier(&text[s..e]))
+        .map(|(s, e)| {
+            let w = text[s..e].trim_matches(|c: char| matches!(c, '\'' | '"' | '`' | '*'));
+            (w.to_lowercase(), s, e)
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod identifier_tests {
+    use super::*;
+
+    #[test]
+    fn protocol_identifiers_are_told_from_prose() {
+        for id in [
+            "notifications/cancelled",
+            "params._meta",
+            "resultType",
+            "list_changed",
+            "Mcp-Session-Id",
+            "-32602",
+            "304",
+            "`tools/list`",
+        ] {
+            assert!(is_protocol_identifier(id), "{id}");
+        }
+        for prose in [
+            "re-fetch",
+            "keep-alive",
+            "e.g.",
+            "7",
+            "Line",
+            "stdio",
+            "HTTP",
+            "SSE",
+        ] {
+            assert!(!is_protocol_identifier(prose), "{prose}");
+        }
+    }
+}

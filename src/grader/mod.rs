@@ -89,7 +89,14 @@ fn grade_whole(card: &Card, answer: &str) -> Grade {
     };
     if matches!(card.kind, CardKind::Recall | CardKind::SpotTheBug) {
         let truths = account::truths_for(card);
-        parts.unchecked = account::unchecked(answer, &seg, &stance, &truths, &prose.accounted);
+        parts.unchecked = account::unchecked(
+            answer,
+            &seg,
+            &stance,
+            &truths,
+            &prose.accounted,
+            &card.identifiers,
+        );
     }
     parts.points.append(&mut prose.points);
     parts.red_flags.append(&mut prose.red_flags);
