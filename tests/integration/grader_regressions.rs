@@ -8,9 +8,14 @@ use predicates::str::contains;
 
 use crate::decks::tutor;
 
+/// The built-in decks, loaded once for every test here.
+fn library() -> &'static Library {
+    static LIB: std::sync::OnceLock<Library> = std::sync::OnceLock::new();
+    LIB.get_or_init(Library::embedded)
+}
+
 fn grade(key: &str, answer: &str) -> Grade {
-    let lib = Library::embedded();
-    let (_, card) = lib.card(key).expect("built-in card exists");
+    let (_, card) = library().card(key).expect("built-in card exists");
     grader::grade(card, answer)
 }
 
@@ -35,6 +40,11 @@ fn judged(key: &str, answer: &str, verdict: Verdict, flag: Option<&str>) {
     }
 }
 
+/// Whether the point `id` was credited.
+fn hit(g: &Grade, id: &str) -> bool {
+    g.points.iter().any(|p| p.id == id && p.hit)
+}
+
 #[test]
 fn before_any_change_notification_earns_the_order_without_the_word_must() {
     let g = grade(
@@ -42,6 +52,7 @@ fn before_any_change_notification_earns_the_order_without_the_word_must() {
         "It sends notifications/subscriptions/acknowledged first, before any change notification.",
     );
     assert!(g.red_flags.is_empty());
+    assert!(hit(&g, "ack-first"), "{g:#?}");
     assert_ne!(g.verdict, Verdict::Fail, "{g:#?}");
 }
 
@@ -62,6 +73,10 @@ fn no_fields_besides_those_is_not_an_empty_result() {
         "The server answers the listen request with a result whose resultType is \"complete\" and whose _meta carries io.modelcontextprotocol/subscriptionId with the listen id; the result carries no fields besides those.",
     );
     assert!(g.red_flags.is_empty(), "{:?}", flags(&g));
+    assert!(
+        hit(&g, "result-type-complete") && hit(&g, "result-tagged"),
+        "{g:#?}"
+    );
 }
 
 #[test]
@@ -71,6 +86,7 @@ fn avoiding_escaping_problems_is_not_percent_encoding() {
         "The value is sent as =?base64?...?= with the UTF-8 bytes base64-encoded, which avoids escaping problems with non-ASCII header values.",
     );
     assert!(g.red_flags.is_empty(), "{:?}", flags(&g));
+    assert!(hit(&g, "utf8-bytes"), "{g:#?}");
 }
 
 #[test]
@@ -79,6 +95,7 @@ fn naming_another_line_as_the_reason_is_still_the_right_line() {
         "stdio/bug-stdio-interleave",
         "Line 3 is the bug, because line 4 is where ack 2 arrives: a change notification for subscription 2 came before its acknowledgement.",
     );
+    assert!(hit(&g, "line"), "the blamed line is 3: {g:#?}");
     assert_ne!(g.verdict, Verdict::Fail, "{g:#?}");
 }
 
@@ -208,4 +225,79 @@ fn a_negated_requirement_earns_no_point() {
         .find(|p| p.label.contains("comes before"))
         .unwrap_or_else(|| panic!("the order point: {g:#?}"));
     assert!(!order.hit, "{g:#?}");
+}
+
+/// The answers issue 16 typed as a learner would, each with a wrong claim no card lists: the
+/// grader must not pass them as sure. Either a red flag fails them or the grader is unsure and
+/// quotes the statement it could not check.
+#[track_caller]
+fn not_passed_as_sure(key: &str, answer: &str, claim: &str) {
+    let g = grade(key, answer);
+    let failed = g.verdict == Verdict::Fail && !g.red_flags.is_empty();
+    let quoted = g.confidence == grader::Confidence::Unsure
+        && g.unchecked.iter().any(|u| u.text.contains(claim));
+    assert!(failed || quoted, "{key}: {answer}\n{g:#?}");
+}
+
+#[test]
+fn an_invented_tools_list_in_the_ack_is_not_passed() {
+    not_passed_as_sure(
+        "subscriptions/listen-first-message",
+        "The server must send notifications/subscriptions/acknowledged first, before any change notification, tagged with io.modelcontextprotocol/subscriptionId in _meta. It must also resend the full tools list in that acknowledgement so the client can skip tools/list.",
+        "resend the full tools list",
+    );
+}
+
+#[test]
+fn an_invented_sequence_number_is_not_passed() {
+    not_passed_as_sure(
+        "subscriptions/ack-no-replay",
+        "No. Nothing from before the stream opened is replayed, and Last-Event-ID resumption is gone; the client re-fetches its lists. The ack does however carry a sequence number the client must store.",
+        "sequence number",
+    );
+}
+
+#[test]
+fn an_incremented_subscription_id_is_not_passed() {
+    not_passed_as_sure(
+        "subscriptions/subscription-id-origin",
+        "The client picks it: it is the JSON-RPC id of its own subscriptions/listen request. The server echoes it back in the ack and then increments it by one for every later notification so the client can detect gaps.",
+        "increments it by one",
+    );
+}
+
+#[test]
+fn an_invented_keep_alive_interval_is_not_passed() {
+    not_passed_as_sure(
+        "wire-http/keepalive",
+        "An SSE comment line starting with a colon; clients ignore it, and since it is no JSON-RPC message it does not break ack-first. Servers must send one every 15 seconds or the client has to reconnect.",
+        "every 15 seconds",
+    );
+}
+
+#[test]
+fn a_catalogue_misconception_fails_a_card_that_does_not_list_it() {
+    let (_, card) = library()
+        .card("wire-http/keepalive")
+        .expect("built-in card");
+    assert!(
+        !card.own_flags().any(|f| f.id == "server-minted-id"),
+        "the card must not list it for this test to mean anything"
+    );
+    judged(
+        "wire-http/keepalive",
+        "An SSE comment line starting with a colon, which clients ignore. And the server assigns its own subscription id to the stream.",
+        Verdict::Fail,
+        Some("server-minted-id"),
+    );
+}
+
+#[test]
+fn a_right_answer_in_other_words_is_passed_and_sure() {
+    let g = grade(
+        "subscriptions/listen-first-message",
+        "The server has to send notifications/subscriptions/acknowledged first, before any change notification; every notification on the stream carries io.modelcontextprotocol/subscriptionId in _meta.",
+    );
+    assert_eq!(g.verdict, Verdict::Pass, "{g:#?}");
+    assert_eq!(g.confidence, grader::Confidence::Sure, "{g:#?}");
 }
