@@ -28,6 +28,7 @@ mod normalise;
 mod phrase;
 mod rubric;
 mod segment;
+pub mod settle;
 mod stance;
 mod verdict;
 mod words;
