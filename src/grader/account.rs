@@ -8,8 +8,8 @@
 //! left is **unchecked**: the grader says so and is not sure of its verdict, instead of passing
 //! a claim it knows nothing about ("...and it resends the whole tools list in the ack").
 
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::cell::RefCell;
-use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 use std::sync::Arc;
 
@@ -132,6 +132,11 @@ impl Truths {
         }
     }
 
+    /// Whether the truths write this word (by its synonym class) as it is.
+    pub fn has_word(&self, canon: &str) -> bool {
+        self.ids.contains_key(canon)
+    }
+
     /// The id of a unit the truths use, forgiving a small misspelling of a plain word.
     fn known(&self, u: &str) -> Option<u32> {
         if let Some(&id) = self.ids.get(u) {
@@ -210,7 +215,7 @@ type Library = (Arc<Vec<String>>, Rc<Truths>);
 pub fn truths_for(card: &Card) -> Rc<Truths> {
     thread_local! {
         static LIBRARY: RefCell<Option<Library>> = const { RefCell::new(None) };
-        static OWN: RefCell<HashMap<String, Rc<Truths>>> = RefCell::new(HashMap::new());
+        static OWN: RefCell<HashMap<String, Rc<Truths>>> = RefCell::new(HashMap::default());
     }
     if !card.truths.is_empty() {
         return LIBRARY.with(|l| {

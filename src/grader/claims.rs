@@ -304,10 +304,7 @@ fn denied_just_before(a: &Answer<'_>, o: &Occ, own: &[usize]) -> bool {
     let Some(head) = s.tokens.get(o.first) else {
         return false;
     };
-    let polar = lexicon()
-        .polar
-        .iter()
-        .any(|w| super::words::word_key(w) == head.canon);
+    let polar = super::words::is_polar(&head.canon);
     polar
         && (o.first.saturating_sub(4)..o.first)
             .filter(|&j| s.tokens[j].clause == o.clause && !own.contains(&j))
@@ -409,7 +406,7 @@ mod tests {
         let p = r.pattern(&claim);
         let s = Segments::new(answer);
         let st = Stance::of(&s);
-        let m = r.index.find(&s, mode == Mode::Point);
+        let m = r.index.find(&s, mode == Mode::Point, &|_| false);
         let mut acts: Vec<Occurrence> = actors.iter().flat_map(|&g| m.of(g)).copied().collect();
         acts.sort_by_key(|o| o.first);
         let a = Answer {

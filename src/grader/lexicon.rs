@@ -5,7 +5,9 @@
 //! parse at run time the grader falls back to empty lists (it then hears no negation), which
 //! `decks check` reports.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
+
+use rustc_hash::FxHashSet as HashSet;
 use std::sync::OnceLock;
 
 use serde::Deserialize;

@@ -5,10 +5,10 @@
 //! an answer is then one walk over its words: at each word only the alternatives that can start
 //! there are tried, instead of every alternative of every group.
 
-use std::collections::HashMap;
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use super::phrase::{Group, Occurrence, phrase_at};
-use super::segment::Segments;
+use super::segment::{Segments, Token};
 use super::words::typo_close;
 
 /// A group's number in its index.
@@ -25,6 +25,9 @@ pub struct Index {
     /// Plain first words (five letters or more) by their first letter, for misspellings:
     /// (written form, stem, canon).
     fuzzy: HashMap<char, Vec<(String, String, String)>>,
+    /// Every word of every alternative (canon and written form): a word of the answer found
+    /// here is no misspelling.
+    words: HashSet<String>,
 }
 
 /// Where each group of an index occurs in one answer.
@@ -49,6 +52,10 @@ impl Index {
         let g = Group::parse(spec);
         let id = self.groups.len();
         for (k, alt) in g.alts.iter().enumerate() {
+            for w in &alt.words {
+                self.words.insert(w.canon.clone());
+                self.words.insert(w.norm.clone());
+            }
             let Some(first) = alt.words.first() else {
                 continue;
             };
@@ -82,19 +89,32 @@ impl Index {
     }
 
     /// Every occurrence of every group in the answer. With `typos`, plain words may be small
-    /// misspellings of a phrase's words (such occurrences are marked).
-    pub fn find(&self, s: &Segments, typos: bool) -> Mentions {
+    /// misspellings of a phrase's words (such occurrences are marked), unless the rubric or
+    /// `known` (the words the library writes) knows them as they are: a misspelling is rare,
+    /// and checking every word against every phrase word was most of the grader's time.
+    pub fn find(&self, s: &Segments, typos: bool, known: &dyn Fn(&Token) -> bool) -> Mentions {
         let mut per_group: Vec<Vec<Occurrence>> = vec![Vec::new(); self.groups.len()];
         let mut tried: Vec<(GroupId, usize)> = Vec::new();
+        let maybe: Vec<bool> = s
+            .tokens
+            .iter()
+            .map(|t| {
+                typos
+                    && t.plain
+                    && t.norm.chars().count() >= 4
+                    && !self.words.contains(&t.canon)
+                    && !self.words.contains(&t.norm)
+                    && !known(t)
+            })
+            .collect();
+        let may_be_typo = |j: usize| maybe.get(j).copied().unwrap_or(false);
         for (i, t) in s.tokens.iter().enumerate() {
             tried.clear();
             let mut keys: Vec<String> = vec![t.canon.clone(), t.norm.clone()];
             if let Some(n) = s.tokens.get(i + 1).filter(|n| n.claim == t.claim) {
                 keys.push(format!("{}{}", t.norm, n.norm));
             }
-            if typos
-                && t.plain
-                && t.norm.chars().count() >= 4
+            if may_be_typo(i)
                 && let Some(bucket) = t.norm.chars().next().and_then(|c| self.fuzzy.get(&c))
             {
                 for (norm, stem, canon) in bucket {
@@ -118,7 +138,7 @@ impl Index {
                         continue;
                     }
                     let alt = &self.groups[g].alts[k];
-                    if let Some(o) = phrase_at(s, i, alt, typos) {
+                    if let Some(o) = phrase_at(s, i, alt, &may_be_typo) {
                         per_group[g].push(o);
                     }
                 }
@@ -140,13 +160,13 @@ mod tests {
         let again = ix.add("ack|acknowledgement|confirmation message");
         assert_eq!(ack, again);
         let s = Segments::new("The acknowledgment comes first, ahead of any confirmation message.");
-        let m = ix.find(&s, true);
+        let m = ix.find(&s, true, &|_| false);
         assert_eq!(m.of(ack).len(), 2);
         assert_eq!(m.of(first).len(), 2);
         let s = Segments::new("The acknowlegement comes frist.");
-        let m = ix.find(&s, true);
+        let m = ix.find(&s, true, &|_| false);
         assert_eq!(m.of(ack).len(), 1);
         assert!(m.of(ack)[0].typo);
-        assert!(ix.find(&s, false).of(ack).is_empty());
+        assert!(ix.find(&s, false, &|_| false).of(ack).is_empty());
     }
 }

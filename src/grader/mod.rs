@@ -80,7 +80,8 @@ pub fn grade_in(key: String, card: &Card, answer: &str) -> Grade {
 fn grade_whole(card: &Card, answer: &str) -> Grade {
     let seg = Segments::new(answer);
     let stance = Stance::of(&seg);
-    let mut prose = rubric::judge(card, answer, &seg, &stance);
+    let truths = account::truths_for(card);
+    let mut prose = rubric::judge(card, answer, &seg, &stance, &|t| truths.has_word(&t.canon));
     let mut parts = match card.kind {
         CardKind::Recall | CardKind::NameIt => verdict::Parts::default(),
         CardKind::Choice => kinds::choice(card, answer, &seg, &stance),
@@ -89,7 +90,6 @@ fn grade_whole(card: &Card, answer: &str) -> Grade {
         CardKind::SpotTheBug => kinds::spot_the_bug(card, answer, &seg, &mut prose.points),
     };
     if matches!(card.kind, CardKind::Recall | CardKind::SpotTheBug) {
-        let truths = account::truths_for(card);
         parts.unchecked = account::unchecked(
             answer,
             &seg,

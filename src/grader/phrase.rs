@@ -111,8 +111,14 @@ pub struct Occurrence {
     pub typo: bool,
 }
 
-/// Where `p` matches starting at token `i`, within `i`'s claim.
-pub fn phrase_at(s: &Segments, i: usize, p: &Phrase, typos: bool) -> Option<Occurrence> {
+/// Where `p` matches starting at token `i`, within `i`'s claim. `typos(j)` says whether token
+/// `j` may be a misspelling (asked only when it matches no phrase word as written).
+pub fn phrase_at(
+    s: &Segments,
+    i: usize,
+    p: &Phrase,
+    typos: &dyn Fn(usize) -> bool,
+) -> Option<Occurrence> {
     let toks = &s.tokens;
     let claim = toks.get(i)?.claim;
     let same = |j: usize| toks.get(j).is_some_and(|t| t.claim == claim);
@@ -125,8 +131,9 @@ pub fn phrase_at(s: &Segments, i: usize, p: &Phrase, typos: bool) -> Option<Occu
         }
         let t = &toks[j];
         let word = &p.words[w];
-        if word_matches(t, word, false) || (typos && word_matches(t, word, true)) {
-            typo |= !word_matches(t, word, false);
+        let exact = word_matches(t, word, false);
+        if exact || (typos(j) && word_matches(t, word, true)) {
+            typo |= !exact;
             j += 1;
             w += 1;
             (stops, others) = (0, 0);
@@ -182,7 +189,7 @@ mod tests {
         let s = Segments::new(answer);
         let p = Phrase::parse(phrase);
         (0..s.tokens.len())
-            .find_map(|i| phrase_at(&s, i, &p, true))
+            .find_map(|i| phrase_at(&s, i, &p, &|_| true))
             .map(|o| (o.first, o.last))
     }
 

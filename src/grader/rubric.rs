@@ -93,7 +93,7 @@ pub fn of(card: &Card) -> Rc<Rubric> {
     thread_local! {
         static CACHE: RefCell<HashMap<(String, u64), Rc<Rubric>>> = RefCell::new(HashMap::new());
     }
-    let mut h = std::collections::hash_map::DefaultHasher::new();
+    let mut h = rustc_hash::FxHasher::default();
     for p in &card.points {
         p.rules.hash(&mut h);
         0u8.hash(&mut h);
@@ -125,13 +125,21 @@ pub struct Prose {
 }
 
 /// The card's key points and red flags, judged on the answer.
-pub fn judge(card: &Card, answer: &str, seg: &Segments, stance: &Stance) -> Prose {
+/// `known` says whether a word of the answer is one the library writes as it is (so no
+/// misspelling of a rubric's word).
+pub fn judge(
+    card: &Card,
+    answer: &str,
+    seg: &Segments,
+    stance: &Stance,
+    known: &dyn Fn(&super::segment::Token) -> bool,
+) -> Prose {
     let mut out = Prose::default();
     if card.points.is_empty() && card.red_flags.is_empty() {
         return out;
     }
     let rubric = of(card);
-    let mentions = rubric.index.find(seg, true);
+    let mentions = rubric.index.find(seg, true, known);
     let actors = rubric.actors(&mentions);
     let a = Answer {
         seg,

@@ -2,7 +2,7 @@
 //! distance. Applied identically to answers and to the cards' words, so consistency matters
 //! more than linguistic accuracy.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use std::sync::OnceLock;
 
 use super::lexicon::lexicon;
@@ -26,7 +26,7 @@ pub fn stem(word: &str) -> String {
 fn synonym_table() -> &'static HashMap<String, String> {
     static TABLE: OnceLock<HashMap<String, String>> = OnceLock::new();
     TABLE.get_or_init(|| {
-        let mut m = HashMap::new();
+        let mut m = HashMap::default();
         for group in &lexicon().synonym_groups {
             let Some(head) = group.first().map(|w| stem(w)) else {
                 continue;
@@ -45,6 +45,15 @@ pub fn canon(stem: &str) -> String {
         .get(stem)
         .cloned()
         .unwrap_or_else(|| stem.to_string())
+}
+
+/// Whether a synonym class is one of the lexicon's polar words (`must`, `first`, ...), whose
+/// meaning a preceding "not" flips outright.
+pub fn is_polar(canon: &str) -> bool {
+    static POLAR: OnceLock<rustc_hash::FxHashSet<String>> = OnceLock::new();
+    POLAR
+        .get_or_init(|| lexicon().polar.iter().map(|w| word_key(w)).collect())
+        .contains(canon)
 }
 
 /// The class of a free-text word: lower-cased, stemmed, synonym-classed.

@@ -99,7 +99,7 @@ fn labels_only(a: &Segments, answer: &str, n: usize) -> Option<Vec<(usize, Span)
 fn text_position(a: &Segments, text: &str) -> Option<(usize, usize)> {
     let p = Phrase::parse(&text.replace('|', " "));
     if !p.words.is_empty()
-        && let Some(o) = (0..a.tokens.len()).find_map(|i| phrase_at(a, i, &p, true))
+        && let Some(o) = (0..a.tokens.len()).find_map(|i| phrase_at(a, i, &p, &|_| true))
     {
         return Some((a.tokens[o.first].start, a.tokens[o.last].end));
     }
