@@ -44,6 +44,10 @@ pub enum DecksCommand {
     Check {
         /// Deck files or folders to check instead of the loaded decks.
         paths: Vec<PathBuf>,
+        /// Also list every alternative of a format-2 deck that no golden answer, flag example or
+        /// tuned corpus answer uses (by default only their number is shown).
+        #[arg(long)]
+        unused: bool,
     },
     /// Grade the graded-answer corpus and say how often the grader agrees with a fair verdict.
     #[command(
@@ -109,7 +113,7 @@ pub fn run(args: Args, g: &Global) -> anyhow::Result<ExitCode> {
     match args.command {
         DecksCommand::List => list(g),
         DecksCommand::Show { card } => show(g, &card),
-        DecksCommand::Check { paths } => check(g, &paths),
+        DecksCommand::Check { paths, unused } => check(g, &paths, unused),
         DecksCommand::Eval {
             card,
             show,
@@ -247,7 +251,7 @@ fn with_followups(deck: &Deck, id: &str) -> Vec<crate::card::Card> {
     out
 }
 
-fn check(g: &Global, paths: &[PathBuf]) -> anyhow::Result<ExitCode> {
+fn check(g: &Global, paths: &[PathBuf], list_unused: bool) -> anyhow::Result<ExitCode> {
     let embedded_run = paths.is_empty();
     let lib = if embedded_run {
         Library::load(&g.deck_dirs)
@@ -319,6 +323,7 @@ fn check(g: &Global, paths: &[PathBuf]) -> anyhow::Result<ExitCode> {
         let known = eval::parse_known(crate::deck::embedded_text(eval::KNOWN_FILE).unwrap_or(""));
         problems.extend(eval::disagreements(&report, &known));
     }
+    report_unused(&lib, list_unused);
     let cards: usize = lib.decks.iter().map(|d| d.cards.len()).sum();
     for p in &problems {
         eprintln!("{} {p}", paint_err("error:", Style::new().red().bold()));
@@ -338,6 +343,43 @@ fn check(g: &Global, paths: &[PathBuf]) -> anyhow::Result<ExitCode> {
         );
         Ok(ExitCode::from(1))
     }
+}
+
+/// How many alternatives of format-2 decks nothing uses (a note, never a failure: an unused
+/// alternative may be a paraphrase no answer has met yet); with `list`, which.
+fn report_unused(lib: &Library, list: bool) {
+    let corpus = eval::Corpus::embedded();
+    let tuned = |key: &str| -> Vec<String> {
+        corpus
+            .entries
+            .iter()
+            .filter(|e| e.part == eval::Part::Tuned && e.key() == key)
+            .map(|e| e.answer.text.clone())
+            .collect()
+    };
+    let mut all = Vec::new();
+    for d in &lib.decks {
+        if let Some(text) = source_text(d) {
+            all.extend(crate::deck::unused_alternatives(d, &text, &tuned));
+        }
+    }
+    if all.is_empty() {
+        return;
+    }
+    if list {
+        for u in &all {
+            println!("unused: {} \"{}\": `{}`", u.card, u.label, u.alternative);
+        }
+    }
+    eprintln!(
+        "note: {} alternative(s) in format-2 decks are used by no golden answer, flag example or tuned corpus answer{}",
+        all.len(),
+        if list {
+            ""
+        } else {
+            " (`decks check --unused` lists them)"
+        }
+    );
 }
 
 /// A broken concepts file, and concepts no built-in card uses.

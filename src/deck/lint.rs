@@ -107,3 +107,57 @@ mod tests {
         assert!(group_problems("@ack|confirmation|first message").is_empty());
     }
 }
+
+/// An alternative of a format-2 deck that nothing in the deck's own tests or the tuned corpus
+/// uses: no golden answer, no flag example or non-example, no tuned corpus answer of its card.
+/// A candidate to drop (or a paraphrase worth an example).
+#[derive(Debug, Clone)]
+pub struct Unused {
+    pub card: String,
+    pub label: String,
+    pub alternative: String,
+}
+
+/// The alternatives of `deck` (as written, `@concepts` not counted) that nothing uses. `corpus`
+/// gives the tuned corpus answers of a `DECK/CARD`.
+pub fn unused(deck: &Deck, text: &str, corpus: &dyn Fn(&str) -> Vec<String>) -> Vec<Unused> {
+    let Ok(raw) = toml::from_str::<model::DeckFile>(text) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for (card, raw_card) in deck.cards.iter().zip(&raw.cards) {
+        let mut texts: Vec<String> = corpus(&deck.key(card));
+        texts.extend(grader::golden_answer(card));
+        for f in card.own_flags() {
+            texts.extend(f.examples.iter().cloned());
+            texts.extend(f.non_examples.iter().cloned());
+        }
+        let used: std::collections::BTreeSet<String> = texts
+            .iter()
+            .flat_map(|t| grader::alternatives_used(card, t))
+            .collect();
+        let points = raw_card.points.iter().map(|p| (&p.label, &p.rules, None));
+        let flags = raw_card
+            .red_flags
+            .iter()
+            .map(|f| (&f.label, &f.rules, Some(&f.guards)));
+        for (label, claims, guards) in points.chain(flags) {
+            let groups = claims
+                .iter()
+                .flat_map(groups)
+                .chain(guards.into_iter().flatten());
+            for g in groups {
+                for alt in alternatives(g) {
+                    if !used.contains(alt) {
+                        out.push(Unused {
+                            card: deck.key(card),
+                            label: label.clone(),
+                            alternative: alt.to_string(),
+                        });
+                    }
+                }
+            }
+        }
+    }
+    out
+}

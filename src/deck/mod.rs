@@ -394,6 +394,20 @@ fn deck_files_in(dir: &Path) -> std::io::Result<(Vec<PathBuf>, Vec<DeckError>)> 
     Ok((files, skipped))
 }
 
+pub use lint::Unused;
+
+/// The alternatives of a format-2 deck nothing uses (see `lint::unused`).
+pub fn unused_alternatives(
+    deck: &Deck,
+    text: &str,
+    corpus: &dyn Fn(&str) -> Vec<String>,
+) -> Vec<Unused> {
+    if deck.meta.format() < model::FORMAT_VERSION {
+        return Vec::new();
+    }
+    lint::unused(deck, text, corpus)
+}
+
 /// `decks check`'s lints on how a deck writes its claims (see `lint`).
 pub fn lint_check(deck: &Deck, text: &str) -> Vec<DeckError> {
     if deck.meta.format() < model::FORMAT_VERSION {

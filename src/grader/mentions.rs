@@ -37,6 +37,14 @@ pub struct Mentions {
 }
 
 impl Mentions {
+    /// Every (group, alternative) that occurred.
+    pub fn alternatives(&self) -> impl Iterator<Item = (GroupId, usize)> + '_ {
+        self.per_group
+            .iter()
+            .enumerate()
+            .flat_map(|(g, occ)| occ.iter().map(move |o| (g, o.alt)))
+    }
+
     /// The occurrences of group `g`, in answer order.
     pub fn of(&self, g: GroupId) -> &[Occurrence] {
         self.per_group.get(g).map_or(&[], Vec::as_slice)
@@ -139,7 +147,7 @@ impl Index {
                     }
                     let alt = &self.groups[g].alts[k];
                     if let Some(o) = phrase_at(s, i, alt, &may_be_typo) {
-                        per_group[g].push(o);
+                        per_group[g].push(Occurrence { alt: k, ..o });
                     }
                 }
             }

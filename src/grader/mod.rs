@@ -109,6 +109,8 @@ fn grade_whole(card: &Card, answer: &str) -> Grade {
     verdict::finish(card.id.clone(), parts)
 }
 
+pub use rubric::alternatives_used;
+
 /// Whether the built-in lexicon reads, for `decks check`.
 pub fn lexicon_problem() -> Option<String> {
     lexicon::problem()

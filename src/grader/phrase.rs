@@ -29,6 +29,8 @@ impl Word {
 #[derive(Debug, Clone)]
 pub struct Phrase {
     pub words: Vec<Word>,
+    /// The alternative as the deck writes it.
+    pub source: String,
 }
 
 /// `a|b|c`: any one alternative satisfies the group.
@@ -79,7 +81,10 @@ impl Phrase {
         } else {
             content
         };
-        Phrase { words }
+        Phrase {
+            words,
+            source: text.trim().to_string(),
+        }
     }
 
     /// Whether the phrase holds a negation word of its own ("no longer", "cannot tell").
@@ -109,6 +114,9 @@ pub struct Occurrence {
     /// Found only by forgiving a misspelling: good enough for a key point, never for a red
     /// flag.
     pub typo: bool,
+    /// Which alternative of its group matched (for `decks check`'s report of alternatives
+    /// nothing uses).
+    pub alt: usize,
 }
 
 /// Where `p` matches starting at token `i`, within `i`'s claim. `typos(j)` says whether token
@@ -178,6 +186,7 @@ pub fn phrase_at(
         first: i,
         last: j - 1,
         typo,
+        alt: 0,
     })
 }
 

@@ -114,6 +114,22 @@ pub fn of(card: &Card) -> Rc<Rubric> {
     })
 }
 
+/// The alternatives of `card`'s groups (as the deck writes them, `@concepts` expanded) that
+/// occur in `answer`, typos forgiven: what `decks check` counts as used.
+pub fn alternatives_used(card: &Card, answer: &str) -> Vec<String> {
+    let seg = Segments::new(answer);
+    let rubric = of(card);
+    let m = rubric.index.find(&seg, true, &|_| false);
+    let mut out: Vec<String> = m
+        .alternatives()
+        .filter_map(|(g, k)| rubric.index.group(g)?.alts.get(k))
+        .map(|p| p.source.clone())
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
 /// What the prose stage found.
 #[derive(Debug, Default)]
 pub struct Prose {
