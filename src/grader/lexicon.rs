@@ -29,6 +29,8 @@ struct File {
     #[serde(default)]
     not_affirming: Vec<String>,
     #[serde(default)]
+    status_phrases: Vec<String>,
+    #[serde(default)]
     only_markers: Vec<String>,
     #[serde(default)]
     wrong_conditions: Vec<String>,
@@ -154,6 +156,7 @@ pub struct Lexicon {
     pub generic: Vec<String>,
     pub negations: Words,
     pub not_affirming: Words,
+    pub status_phrases: Words,
     pub only_markers: Words,
     pub wrong_conditions: Words,
     pub bad_verdicts: Words,
@@ -229,6 +232,7 @@ pub fn parse(text: &str) -> Result<Lexicon, String> {
         generic: f.generic,
         negations: Words::of(f.negations),
         not_affirming: Words::of(f.not_affirming),
+        status_phrases: Words::of(f.status_phrases),
         only_markers: Words::of(f.only_markers),
         wrong_conditions: Words::of(f.wrong_conditions),
         bad_verdicts: Words::of(f.bad_verdicts),

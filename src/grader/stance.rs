@@ -105,7 +105,21 @@ impl Stance {
             if let Some(t) = s.tokens.get(r.start) {
                 st.question[claim] = s.is_question(t.sentence);
             }
-            st.attributed[claim] = attributed(&s.tokens[r]);
+            st.attributed[claim] = attributed(&s.tokens[r.clone()]);
+            // "carrying on with the saved cursor would stitch old and new together": an action
+            // named as a gerund and then judged with "would" is supposed, not done.
+            let toks = &s.tokens[r.clone()];
+            let gerund = toks
+                .iter()
+                .find(|t| {
+                    !is_stopword(&t.norm) && !matches!(t.norm.as_str(), "so" | "and" | "just")
+                })
+                .is_some_and(|t| t.plain && t.norm.len() > 5 && t.norm.ends_with("ing"));
+            if gerund && toks.iter().any(|t| lexicon().hypothetical.has(&t.norm)) {
+                for t in toks {
+                    st.conditional[t.clause] = true;
+                }
+            }
         }
         st
     }
@@ -201,7 +215,16 @@ pub fn is_negation(s: &Segments, i: usize) -> bool {
     let w = t.norm.as_str();
     match w {
         // "not only", "not just" affirm.
-        "not" => !next.is_some_and(|n| lex.not_affirming.has(&n.norm)),
+        // "not only", "not just" affirm; "404 Not Found", "405 Method Not Allowed" name a
+        // status.
+        "not" => {
+            !next.is_some_and(|n| lex.not_affirming.has(&n.norm))
+                && !(next.is_some_and(|n| lex.status_phrases.has(&n.norm))
+                    && (i.saturating_sub(2)..i).any(|j| {
+                        let w = s.tokens[j].norm.as_str();
+                        w.len() == 3 && w.chars().all(|c| c.is_ascii_digit())
+                    }))
+        }
         "rather" => next.is_some_and(|n| n.norm == "than"),
         // "instead of X" denies X; a trailing "instead" affirms the replacement.
         "instead" => next.is_some_and(|n| n.norm == "of"),
