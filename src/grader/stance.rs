@@ -214,16 +214,16 @@ pub fn is_negation(s: &Segments, i: usize) -> bool {
     let next = s.tokens.get(i + 1).filter(|n| n.clause == t.clause);
     let w = t.norm.as_str();
     match w {
-        // "not only", "not just" affirm.
         // "not only", "not just" affirm; "404 Not Found", "405 Method Not Allowed" name a
         // status.
         "not" => {
-            !next.is_some_and(|n| lex.not_affirming.has(&n.norm))
-                && !(next.is_some_and(|n| lex.status_phrases.has(&n.norm))
-                    && (i.saturating_sub(2)..i).any(|j| {
-                        let w = s.tokens[j].norm.as_str();
-                        w.len() == 3 && w.chars().all(|c| c.is_ascii_digit())
-                    }))
+            let affirms = next.is_some_and(|n| lex.not_affirming.has(&n.norm));
+            let status = next.is_some_and(|n| lex.status_phrases.has(&n.norm))
+                && (i.saturating_sub(2)..i).any(|j| {
+                    let w = s.tokens[j].norm.as_str();
+                    w.len() == 3 && w.chars().all(|c| c.is_ascii_digit())
+                });
+            !affirms && !status
         }
         "rather" => next.is_some_and(|n| n.norm == "than"),
         // "instead of X" denies X; a trailing "instead" affirms the replacement.
