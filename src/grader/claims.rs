@@ -245,13 +245,25 @@ fn judge(
             _ => return false,
         }
     }
-    // The predicate: the action when there is one, else every part.
-    let predicate: Vec<Occ> = match p.slot(Role::Action) {
-        Some(ac) => vec![cand[ac]],
-        None => cand.to_vec(),
+    // The predicate: every part but the agent (whose own clause may deny it: "the server, not
+    // the client, ..."): "it answers -32602 rather than -32020" does not answer -32020.
+    let predicate: Vec<Occ> = match p.slot(Role::Agent) {
+        Some(ag) if p.slot(Role::Action).is_some() => cand
+            .iter()
+            .enumerate()
+            .filter(|(k, _)| *k != ag)
+            .map(|(_, o)| *o)
+            .collect(),
+        _ => cand.to_vec(),
     };
+    let action = p.slot(Role::Action).map(|k| cand[k].first);
     let denied = if p.framed || mode == Mode::Flag {
-        predicate.iter().any(|o| a.stance.denies(s, o.clause, &own))
+        // A negation in a reason ("..., because the version isn't one it accepts") stays
+        // there, unless the action itself stands in it.
+        predicate
+            .iter()
+            .filter(|o| action.is_none_or(|ac| o.first == ac || !a.stance.reason(o.clause)))
+            .any(|o| a.stance.denies(s, o.clause, &own))
     } else {
         cand.iter().any(|o| denied_just_before(a, o, &own))
     };

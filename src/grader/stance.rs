@@ -40,6 +40,8 @@ pub struct Stance {
     listy: Vec<bool>,
     /// Per clause: opens with "which", "who" or "that".
     relative: Vec<bool>,
+    /// Per clause: a reason or a consequence ("because ...", "since ...", ", so ...").
+    reason: Vec<bool>,
     /// Per claim: its view belongs to somebody else.
     attributed: Vec<bool>,
     /// Per claim: it sits in a question.
@@ -56,6 +58,7 @@ impl Stance {
             conditional: vec![false; clauses],
             listy: vec![false; clauses],
             relative: vec![false; clauses],
+            reason: vec![false; clauses],
             attributed: vec![false; claims],
             question: vec![false; claims],
         };
@@ -79,6 +82,9 @@ impl Stance {
             st.relative[c] = words
                 .first()
                 .is_some_and(|w| matches!(*w, "which" | "who" | "that"));
+            st.reason[c] = words
+                .first()
+                .is_some_and(|w| matches!(*w, "because" | "since" | "as" | "so" | "cause"));
             // "if the ack never arrives, cancel": the condition ends where its sentence goes
             // on. "If it is missing the server answers -32020", written without the comma, is
             // a rule stated whole, not a condition.
@@ -182,6 +188,12 @@ impl Stance {
             .rev()
             .find(|&p| !s.clause_range(p).is_empty())
             .is_some_and(|p| self.denied_here(s, p, own))
+    }
+
+    /// Whether clause `c` gives a reason or a consequence ("because the id is not the
+    /// client's"): its negation stays local to it.
+    pub fn reason(&self, c: usize) -> bool {
+        self.reason.get(c).copied().unwrap_or(false)
     }
 
     /// Whether clause `c` is a condition ("if the server assigns the id, ...").
@@ -304,8 +316,12 @@ fn attributed(toks: &[Token]) -> bool {
         .enumerate()
         .any(|(i, w)| at.groups.has(w) && words[i + 1..].iter().take(2).any(|v| at.habits.has(v)));
     let held = words.iter().enumerate().any(|(i, w)| {
-        (at.groups.has(w) || at.holders.has(w))
-            && words[i + 1..].iter().take(4).any(|v| at.views.has(v))
+        let group = at.groups.has(w);
+        (group || at.holders.has(w))
+            && words[i + 1..]
+                .iter()
+                .take(4)
+                .any(|v| at.views.has(v) || (group && at.group_views.has(v)))
     });
     marked || habit || held
 }
