@@ -245,25 +245,22 @@ fn judge(
             _ => return false,
         }
     }
-    // The predicate: every part but the agent (whose own clause may deny it: "the server, not
-    // the client, ..."): "it answers -32602 rather than -32020" does not answer -32020.
-    let predicate: Vec<Occ> = match p.slot(Role::Agent) {
-        Some(ag) if p.slot(Role::Action).is_some() => cand
-            .iter()
-            .enumerate()
-            .filter(|(k, _)| *k != ag)
-            .map(|(_, o)| *o)
-            .collect(),
-        _ => cand.to_vec(),
-    };
-    let action = p.slot(Role::Action).map(|k| cand[k].first);
+    // The predicate: the action's clause decides; another part (never the agent, whose own
+    // aside may deny it: "the server, not the client, ...") counts as denied only when it is
+    // contrasted away: "it answers -32602 rather than -32020", "..., not on the listen stream".
+    let agent = p.slot(Role::Agent);
     let denied = if p.framed || mode == Mode::Flag {
-        // A negation in a reason ("..., because the version isn't one it accepts") stays
-        // there, unless the action itself stands in it.
-        predicate
-            .iter()
-            .filter(|o| action.is_none_or(|ac| o.first == ac || !a.stance.reason(o.clause)))
-            .any(|o| a.stance.denies(s, o.clause, &own))
+        match p.slot(Role::Action) {
+            Some(ac) => {
+                a.stance.denies(s, cand[ac].clause, &own)
+                    || cand
+                        .iter()
+                        .enumerate()
+                        .filter(|(k, _)| Some(*k) != agent && *k != ac)
+                        .any(|(_, o)| a.stance.contrasts(s, o.clause, o.first, &own))
+            }
+            None => cand.iter().any(|o| a.stance.denies(s, o.clause, &own)),
+        }
     } else {
         cand.iter().any(|o| denied_just_before(a, o, &own))
     };
