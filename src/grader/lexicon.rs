@@ -117,6 +117,8 @@ struct BlameFile {
     #[serde(default)]
     as_intended: Vec<String>,
     #[serde(default)]
+    conclusions: Vec<String>,
+    #[serde(default)]
     pointers: Vec<String>,
 }
 
@@ -206,6 +208,7 @@ pub struct Blame {
     pub acquit_pairs: Pairs,
     pub acquit_nouns: Words,
     pub as_intended: Words,
+    pub conclusions: Words,
     pub pointers: Words,
 }
 
@@ -275,6 +278,7 @@ pub fn parse(text: &str) -> Result<Lexicon, String> {
             acquit_pairs: Pairs(b.acquit_pairs),
             acquit_nouns: Words::of(b.acquit_nouns),
             as_intended: Words::of(b.as_intended),
+            conclusions: Words::of(b.conclusions),
             pointers: Words::of(b.pointers),
         },
     })

@@ -102,11 +102,16 @@ pub(crate) fn blamed_line(a: &Segments, transcript: Option<&str>) -> Option<(u32
         }
         s
     };
-    let best = mentions
+    let (best, top) = mentions
         .iter()
         .enumerate()
-        .max_by_key(|(i, m)| (score(m.3), std::cmp::Reverse(*i)))
-        .map(|(_, m)| *m)?;
+        .map(|(i, m)| (i, m, score(m.3) + if m.4 { 3 } else { 0 }))
+        .max_by_key(|&(i, _, s)| (s, std::cmp::Reverse(i)))
+        .map(|(_, m, s)| (*m, s))?;
+    // Every line named is called fine ("Lines 2 and 5 are fine: ..."): none is blamed.
+    if top < 0 {
+        return None;
+    }
     Some((best.0, best.1, best.2))
 }
 
@@ -118,12 +123,21 @@ fn blame(words: &[&str]) -> i32 {
     if has(&|w| b.bug.has(w)) || b.bug_pairs.in_words(words) {
         s += 2;
     }
+    // "So, line one.": a short conclusion names the pick.
+    if words.len() <= 4 && words.first().is_some_and(|w| b.conclusions.has(w)) {
+        s += 2;
+    }
     // "a -32022 error" may describe the line's content rather than blame it.
     if has(&|w| w == "error") && s == 0 {
         s += 1;
     }
-    if has(&|w| b.fine.has(w)) {
-        s -= 2;
+    // "is fine" acquits; "doesn't look right" blames.
+    let fine = words.iter().enumerate().filter(|(_, w)| b.fine.has(w));
+    for (i, _) in fine {
+        let denied = words[i.saturating_sub(3)..i]
+            .iter()
+            .any(|w| matches!(*w, "not" | "never" | "no") || w.ends_with("n't"));
+        s += if denied { 2 } else { -2 };
     }
     // "isn't allowed" blames; "did nothing wrong", "no problem", "not the bug" acquit.
     if b.blame_pairs.in_words(words) {
@@ -154,7 +168,7 @@ fn blame(words: &[&str]) -> i32 {
 pub(super) fn line_mentions(
     a: &Segments,
     transcript: Option<&str>,
-) -> Vec<(u32, usize, usize, usize)> {
+) -> Vec<(u32, usize, usize, usize, bool)> {
     let mut out = Vec::new();
     let num = |i: usize| {
         a.tokens.get(i).and_then(|t| {
@@ -167,8 +181,13 @@ pub(super) fn line_mentions(
     };
     let lines: Vec<&str> = transcript.map(|t| t.lines().collect()).unwrap_or_default();
     let mut push = |n: u32, s: usize, e: usize, at: usize| {
+        // "Line 3: ..." opening its claim is the answer's pick, whatever follows.
+        let claim = a.tokens[at].claim;
+        let lead = a.claim_range(claim).start == at
+            && a.tokens[at].norm != "lines"
+            && a.norm()[e..].trim_start().starts_with([':', '.']);
         let (s, e) = a.original(s, e);
-        out.push((n, s, e, a.tokens[at].claim));
+        out.push((n, s, e, claim, lead));
     };
     let is_line = |i: usize| {
         a.tokens
@@ -210,7 +229,14 @@ pub(super) fn line_mentions(
         if let Some(n) = num(i) {
             let before = a.norm()[..t.start].chars().next_back();
             let after = a.norm()[t.end..].chars().next();
-            if !is_line(i.wrapping_sub(1)) && (i == 0 || before == Some('#') || after == Some(':'))
+            // A leading "3" or "3:" picks a line; "Two concurrent subscriptions ...", "One of
+            // the notifications ..." and "subscription 2: ..." do not.
+            let digits = t.norm.chars().all(|c| c.is_ascii_digit());
+            let opens = a.claim_range(t.claim).start == i;
+            let marked = matches!(after, Some(':' | '.' | ')'));
+            let leading = opens && (digits || marked);
+            if !is_line(i.wrapping_sub(1))
+                && (leading || before == Some('#') || (after == Some(':') && opens))
             {
                 push(n.0, t.start, t.end, i);
             }
@@ -287,4 +313,45 @@ pub(crate) fn spot_the_bug(
         }
     }
     parts
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(t: &str) -> Option<u32> {
+        named_line(t).map(|(n, _, _)| n)
+    }
+
+    #[test]
+    fn words_that_count_things_name_no_line() {
+        assert_eq!(
+            line("Two concurrent subscriptions are fine as long as each has its own id."),
+            None
+        );
+        assert_eq!(
+            line("One of the notifications has the id as a string."),
+            None
+        );
+        assert_eq!(
+            line("Something's off with subscription 2: its ack came late."),
+            None
+        );
+        assert_eq!(line("3: the ack comes after the change."), Some(3));
+        assert_eq!(line("Three. The ack comes after the change."), Some(3));
+    }
+
+    #[test]
+    fn lines_called_fine_are_not_blamed_and_a_conclusion_picks() {
+        assert_eq!(
+            line("Lines 2 and 5 are fine: other subscriptions' messages may interleave."),
+            None
+        );
+        assert_eq!(
+            line(
+                "The ack must be tagged, just like the list_changed on line 3 does. So, line one."
+            ),
+            Some(1)
+        );
+    }
 }
