@@ -9,7 +9,10 @@ use owo_colors::{OwoColorize, Stream, Style};
 use crate::global::ColorChoice;
 use crate::grader::Grade;
 
+pub mod fill;
 pub mod markdown;
+
+pub use fill::{columns, reflow};
 
 static PLAIN: AtomicBool = AtomicBool::new(false);
 /// `--width`, or 0 for "ask the terminal".
