@@ -11,6 +11,7 @@ use crate::grader::Grade;
 
 pub mod fill;
 pub mod markdown;
+pub mod tty;
 
 pub use fill::{columns, reflow};
 
@@ -207,6 +208,19 @@ pub fn checklist(g: &Grade, plain: bool, width: usize) -> Vec<String> {
     };
     let dash = if plain { " -" } else { " —" };
     let mut out = Vec::new();
+    if g.truncated {
+        let bare = if plain { "cut:" } else { "✂" };
+        out.push(wrap_to(
+            &format!(
+                "{} only the first {} bytes of this answer were graded; the rest was not read",
+                ink::warn(bare),
+                thousands(crate::grader::MAX_ANSWER)
+            ),
+            "  ",
+            &" ".repeat(3 + bare.chars().count()),
+            width,
+        ));
+    }
     let item = |mark: String, bare: &str, text: String| {
         let hang = " ".repeat(2 + bare.chars().count() + 1);
         wrap_to(&text, &format!("  {mark} "), &hang, width)
@@ -280,6 +294,19 @@ pub fn checklist(g: &Grade, plain: bool, width: usize) -> Vec<String> {
     } else {
         out
     }
+}
+
+/// `n` with a comma between thousands: 20,000.
+pub fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// `text` in `style` when stdout takes colour, as it is otherwise.

@@ -61,7 +61,7 @@ impl Session {
             } else {
                 format!("[{}:{:02}]  ... ", secs / 60, secs % 60)
             };
-            let line = match input.read(&prompt, false)? {
+            let line = match input.answer(&prompt, lines.is_empty())? {
                 Line::Text(t) => t,
                 Line::Eof if !lines.is_empty() => String::new(),
                 Line::Eof | Line::Interrupted => return Ok(QuestionReply::Quit),
