@@ -64,7 +64,8 @@ pub fn wrap(text: &str, first: &str, rest: &str) -> String {
     wrap_to(text, first, rest, width())
 }
 
-/// [`wrap`] to an explicit width (snapshot tests pin it).
+/// [`wrap`] to an explicit width (snapshot tests pin it). A no-break space (see [`nobreak`])
+/// holds two words on one line and prints as a plain space.
 pub fn wrap_to(text: &str, first: &str, rest: &str, width: usize) -> String {
     let opts = textwrap::Options::new(width)
         .initial_indent(first)
@@ -72,7 +73,15 @@ pub fn wrap_to(text: &str, first: &str, rest: &str, width: usize) -> String {
         .break_words(false)
         .word_separator(textwrap::WordSeparator::AsciiSpace)
         .word_splitter(textwrap::WordSplitter::NoHyphenation);
-    textwrap::fill(text, opts)
+    textwrap::fill(text, opts).replace(NBSP, " ")
+}
+
+const NBSP: char = '\u{a0}';
+
+/// `text` kept on one line by [`wrap_to`]: a command to type (`mcp-tutor why ack-first`) or a
+/// number and its unit (`20 s`).
+pub fn nobreak(text: &str) -> String {
+    text.replace(' ', "\u{a0}")
 }
 
 /// One laid-out line filled to `width`, its continuation lines hanging two columns deeper
@@ -144,7 +153,9 @@ pub fn wrap_block_to(text: &str, indent: &str, width: usize) -> String {
 /// Screen-reader text for `--plain`: decorative glyphs read aloud as noise, so they become the
 /// plain characters or words they stand for.
 pub fn unglyph(text: &str) -> String {
-    text.replace(['“', '”'], "\"")
+    text.replace(" · ", ", ")
+        .replace('·', " ")
+        .replace(['“', '”'], "\"")
         .replace(['‘', '’'], "'")
         .replace(" — ", " - ")
         .replace('—', "-")

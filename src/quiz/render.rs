@@ -13,6 +13,11 @@ pub use crate::term::ink::{
     bad as red, faint as dim, good as green, note as cyan, strong as bold, warn as yellow,
 };
 
+/// `n s`, never split across lines.
+fn secs(n: u32) -> String {
+    crate::term::nobreak(&format!("{n} s"))
+}
+
 pub fn targets(card: &Card) -> (u32, u32) {
     // A card that only sets the answer's time (a 5 s name-it card) keeps it: the basics
     // default never exceeds it.
@@ -53,6 +58,13 @@ impl Screen {
     pub fn line(&mut self, s: &str) {
         let wrapped = crate::term::hang(s, self.width);
         self.verbatim(&wrapped);
+    }
+
+    /// Prose written with line breaks (the help): each paragraph filled to the width, list
+    /// items hanging under their text.
+    pub fn prose(&mut self, text: &str) {
+        let filled = crate::term::reflow(text, self.width);
+        self.verbatim(&filled);
     }
 
     /// Text already laid out (code, a transcript, wrapped prose): written as given, except that
@@ -113,11 +125,14 @@ impl Screen {
         } else {
             ""
         };
+        // "20 s" stays on one line.
         let head = format!(
-            "[{}/{}] {key}{followup} · {} · targets {b} s basics / {s} s solid",
+            "[{}/{}] {key}{followup} · {} · targets {} basics / {} solid",
             pos.0,
             pos.1,
-            kinds::of(card.kind).label()
+            kinds::of(card.kind).label(),
+            secs(b),
+            secs(s),
         );
         if self.plain {
             self.line(&format!("question {head}"));
@@ -157,14 +172,17 @@ impl Screen {
         let (b, s) = targets(card);
         self.heading(title);
         let verdict = crate::term::ink::verdict(grade.verdict);
+        let took = crate::term::nobreak(&format!("{seconds:.0} s"));
         let timing = if seconds > s as f32 {
-            red(&format!("{seconds:.0} s (over the {s} s target)"))
+            red(&format!("{took} (over the {} target)", secs(s)))
         } else if seconds > b as f32 {
             yellow(&format!(
-                "{seconds:.0} s (within {s} s, over the {b} s basics)"
+                "{took} (within {}, over the {} basics)",
+                secs(s),
+                secs(b)
             ))
         } else {
-            green(&format!("{seconds:.0} s (within the {b} s basics)"))
+            green(&format!("{took} (within the {} basics)", secs(b)))
         };
         self.line(&format!(
             "verdict: {verdict} · score {:.0}% · time {timing}",
@@ -213,9 +231,14 @@ impl Screen {
         } else {
             String::new()
         };
-        format!(
+        let prompt = format!(
             "rate{why}{capped}: Enter = {} · 1 again · 2 hard · 3 good · 4 easy > ",
             rating_str(suggested)
-        )
+        );
+        if self.plain {
+            crate::term::unglyph(&prompt)
+        } else {
+            prompt
+        }
     }
 }

@@ -72,8 +72,8 @@ pub fn columns(rows: &[(String, String)], indent: &str, width: usize) -> String 
         .max()
         .unwrap_or(0);
     // Wide enough for most terms; a rare long one takes its own line instead of pushing
-    // every description right.
-    let column = indent_w + widest.min(26) + 2;
+    // every description right (and on a narrow screen, more of them do).
+    let column = indent_w + widest.min(26).min(width / 3) + 2;
     let stacked = column + MIN_TEXT > width;
     let mut out = Vec::new();
     for (term, desc) in rows {
@@ -189,10 +189,14 @@ fn split_indent(line: &str) -> (&str, &str) {
     (&line[..line.len() - body.len()], body)
 }
 
-/// JSON, a table row, wire text or a diagram: shown as written.
+/// JSON, a table row, wire text, a diagram or a heading (`== Title ==`, `# Title`): shown as
+/// written, never run into the next line.
 fn laid_out(line: &str) -> bool {
     let body = line.trim_start();
-    body.starts_with(['{', '[', '|', '│', '┌', '└', '├', '}', ']'])
+    body.starts_with(['{', '[', '|', '│', '┌', '└', '├', '}', ']', '─', '━'])
+        || body.starts_with("== ")
+        || body.starts_with("# ")
+        || body.starts_with("## ")
         || line.contains("{\"")
         || line.contains('│')
         || line.starts_with('\t')

@@ -85,7 +85,7 @@ impl Session {
                     }
                     "skip" => return Ok(QuestionReply::Skip),
                     "undo" => return Ok(QuestionReply::Undo),
-                    "help" => self.screen.line(HELP),
+                    "help" => self.screen.prose(HELP),
                     _ => return Ok(QuestionReply::Quit),
                 }
                 continue;

@@ -61,7 +61,7 @@ impl Session {
                 "skip" => return Ok(RatingReply::Skip),
                 "undo" => return Ok(RatingReply::Undo),
                 "quit" => return Ok(RatingReply::Quit),
-                "help" => self.screen.line(HELP),
+                "help" => self.screen.prose(HELP),
                 _ => self.screen.line(&format!(
                     "{} `{}`: press Enter for {}, or 1/2/3/4 (again/hard/good/easy).",
                     yellow("not a rating:"),
