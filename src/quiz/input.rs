@@ -32,7 +32,7 @@ pub enum Line {
 }
 
 pub trait Input {
-    /// Read one line after showing `prompt`. With `one_key`, a digit 1–4 typed on an empty
+    /// Read one line after showing `prompt`. With `one_key`, a digit 1–4 or `!` typed on an empty
     /// line is taken at once, without Enter (terminal only).
     fn read(&mut self, prompt: &str, one_key: bool) -> anyhow::Result<Line>;
 

@@ -471,7 +471,7 @@ fn check_fails_when_the_right_option_is_the_longest_too_often() {
 #[test]
 fn why_a_rule_prints_keyword_cards_check_lab_and_spec_url() {
     let t = tmp();
-    tutor(&t)
+    let out = tutor(&t)
         .args(["why", "ack-first"])
         .assert()
         .success()
@@ -483,31 +483,75 @@ fn why_a_rule_prints_keyword_cards_check_lab_and_spec_url() {
         .stdout(contains(
             "https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/subscriptions#acknowledgment",
         ))
-        .stdout(contains("reference: docs/rules.md#ack-first"));
+        .get_output()
+        .stdout
+        .clone();
+    // A path into the repository is no use to an installed binary.
+    assert!(!String::from_utf8_lossy(&out).contains("docs/rules.md"));
 }
 
+/// Every address of every reference, once each; a rules.md reference is the command that
+/// prints that rule, never the repository path.
 #[test]
-fn why_a_card_prints_its_rules_and_followable_spec_links() {
+fn why_a_card_prints_each_spec_address_once_and_every_address_of_a_rule() {
     let t = tmp();
-    tutor(&t)
+    let out = tutor(&t)
         .args(["why", "lifecycle/teardown-tension"])
         .assert()
         .success()
         .stdout(contains("teardown-tension  [tension]"))
-        .stdout(contains(
-            "SUB §Graceful Closure  https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/subscriptions#graceful-closure",
-        ))
-        .stdout(contains("cannot be followed").not());
+        .stdout(contains("cannot be followed").not())
+        .get_output()
+        .stdout
+        .clone();
+    let out = String::from_utf8(out).unwrap();
+    assert!(out.contains("SUB §Graceful Closure\n      https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/subscriptions#graceful-closure"), "{out}");
+    let urls: Vec<&str> = out
+        .lines()
+        .map(str::trim)
+        .filter(|l| l.starts_with("https://"))
+        .collect();
+    let mut unique = urls.clone();
+    unique.sort_unstable();
+    unique.dedup();
+    assert_eq!(urls.len(), unique.len(), "an address printed twice:\n{out}");
+    assert!(!out.contains("docs/rules.md"), "{out}");
+
+    // A rule citing three sections shows all three addresses.
+    let rule = tutor(&t)
+        .args(["why", "teardown-tension"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let rule = String::from_utf8(rule).unwrap();
+    for u in [
+        "subscriptions#graceful-closure",
+        "patterns/cancellation\n",
+        "schema/2026-07-28/schema.ts",
+    ] {
+        assert!(rule.contains(u), "{u}:\n{rule}");
+    }
 }
 
 #[test]
-fn why_something_unknown_fails_and_suggests() {
+fn why_something_unknown_fails_and_suggests_the_nearest_names() {
     let t = tmp();
     tutor(&t)
-        .args(["why", "ack"])
+        .args(["why", "ack-frist"])
         .assert()
         .failure()
-        .stderr(contains("Did you mean: ack-first"));
+        .stderr(contains(
+            "no rule or card `ack-frist`: did you mean `ack-first`?",
+        ))
+        // Not every id there is.
+        .stderr(contains("tag-present").not());
+    tutor(&t)
+        .args(["why", "subscriptions/ack-nmae"])
+        .assert()
+        .failure()
+        .stderr(contains("did you mean `subscriptions/ack-name`?"));
 }
 
 #[test]
