@@ -74,7 +74,7 @@ impl Fault {
                 "The server MUST send notifications/subscriptions/acknowledged as the first message of every subscription."
             }
             Fault::LateAck => {
-                "None: the spec sets no deadline for the acknowledgement ([SILENT]); a late ack tests the client's own timeout, and changes are still delivered after it."
+                "No spec rule: the spec sets no deadline for the acknowledgement; a late ack tests the client's own timeout, and changes are still delivered after it."
             }
             Fault::NotifyBeforeAck => {
                 "No notification for a subscription may precede its acknowledgement (MUST NOT)."

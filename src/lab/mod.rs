@@ -27,6 +27,7 @@ use anyhow::Context;
 
 use crate::global::Global;
 use render::Look;
+pub(crate) use render::{FaultRow, fault_table};
 use runner::{Lapses, Predictor, Runner, Scripted};
 use session::{Lab, Sink, Stdout};
 

@@ -13,6 +13,7 @@ mod judge_quiz;
 mod judge_stub;
 mod lab;
 mod lab_flood;
+mod lab_foreign;
 mod lab_pty;
 mod progress;
 mod quiz;
