@@ -47,9 +47,15 @@ pub fn run(args: Args, g: &Global) -> anyhow::Result<ExitCode> {
                 lib.errors.len()
             )
         };
+        let keys: Vec<String> = lib.cards().map(|(d, c)| d.key(c)).collect();
         bail!(
-            "unknown card `{}`; cards are named DECK/CARD, see `mcp-tutor decks list`{hint}",
-            args.card
+            "{}{hint}",
+            mock_server::names::unknown(
+                "card",
+                &args.card,
+                keys.iter().map(String::as_str),
+                "cards are named DECK/CARD; `mcp-tutor decks list` shows them"
+            )
         );
     };
     let answer = match args.answer {

@@ -186,6 +186,14 @@ impl Lab {
                 self.call_tool(SERVER_TOOLS.list_faults, json!({})).await;
             }
             Some(n) => {
+                // Named locally, with the nearest names, before any server is asked.
+                if let Err(e) = n.parse::<mock_server::fault::Fault>() {
+                    self.error(
+                        e.to_string()
+                            .replace("`--list-faults` lists them", "`fault` alone lists them"),
+                    );
+                    return;
+                }
                 self.call_tool(SERVER_TOOLS.set_fault, json!({"name": n, "on": on}))
                     .await;
             }

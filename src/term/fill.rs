@@ -276,12 +276,18 @@ Enter. Rating: Enter takes the suggestion; 1 again, 2 hard,
              a-name-much-longer-than-the-column\n\
              \x20                           short"
         );
+        // Narrower, the column moves in; narrower still, descriptions go under their terms.
         let narrow = columns(&rows, "", 40);
         assert!(
-            narrow.starts_with("no-ack\n    The server MUST send the ack"),
+            narrow.starts_with("no-ack         The server MUST send the\n"),
             "{narrow}"
         );
-        for line in narrow.lines() {
+        let stacked = columns(&rows, "", 30);
+        assert!(
+            stacked.starts_with("no-ack\n    The server MUST send the"),
+            "{stacked}"
+        );
+        for line in narrow.lines().chain(stacked.lines()) {
             assert!(line.chars().count() <= 40, "{line}");
         }
     }

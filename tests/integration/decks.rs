@@ -319,8 +319,47 @@ fn show_unknown_card_fails_with_a_hint() {
         .args(["--decks", GOOD, "decks", "show", "demo/nope"])
         .assert()
         .failure()
-        .stderr(contains("unknown card `demo/nope`"))
+        .stderr(contains("no card `demo/nope`"))
         .stderr(contains("decks list"));
+    tutor(&t)
+        .args(["--decks", GOOD, "decks", "show", "demo/ack-frist"])
+        .assert()
+        .failure()
+        .stderr(contains(
+            "no card `demo/ack-frist`: did you mean `demo/ack-first`?",
+        ));
+}
+
+/// A mistyped kind names the kind meant, once (it listed the kinds twice and suggested none).
+#[test]
+fn a_mistyped_kind_gets_the_nearest_kind() {
+    let t = tmp();
+    let dir = t.path().join("decks");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("k.toml"),
+        "[deck]\nid = \"k\"\ntitle = \"K\"\n\n[[cards]]\nid = \"x\"\nkind = \"choise\"\nquestion = \"Q?\"\n",
+    )
+    .unwrap();
+    let out = tutor(&t)
+        .arg("--decks")
+        .arg(&dir)
+        .args(["decks", "check"])
+        .assert()
+        .failure()
+        .get_output()
+        .stderr
+        .clone();
+    let err = String::from_utf8_lossy(&out);
+    assert!(
+        err.contains("k.toml:7:8: no kind `choise`: did you mean `choice`?"),
+        "{err}"
+    );
+    assert_eq!(
+        err.matches("spot-the-bug").count(),
+        1,
+        "the kinds once: {err}"
+    );
 }
 
 /// The README's deck-format examples, put together, are a deck that passes `decks check`.

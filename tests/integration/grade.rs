@@ -84,7 +84,12 @@ fn cli_rejects_an_unknown_card() {
         .args(["--decks", GOOD, "grade", "demo/missing", "x"])
         .assert()
         .failure()
-        .stderr(contains("unknown card `demo/missing`"));
+        .stderr(contains("no card `demo/missing`"));
+    tutor(&t)
+        .args(["--decks", GOOD, "grade", "demo/ack-frist", "x"])
+        .assert()
+        .failure()
+        .stderr(contains("did you mean `demo/ack-first`?"));
 }
 
 #[test]

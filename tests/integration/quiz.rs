@@ -325,13 +325,40 @@ fn filters_that_match_nothing_are_an_error_that_says_where_to_look() {
         .write_stdin("")
         .assert()
         .code(2)
-        .stderr(predicates::str::contains("mcp-tutor decks list"));
+        .stderr(predicates::str::contains(
+            "no tag `no-such-tag` (`mcp-tutor decks export --format json` lists each card's tags)",
+        ));
     tutor(home.path(), DAY1)
         .args(["quiz", "--card", "qz/no-such-card"])
         .write_stdin("")
         .assert()
         .code(2)
         .stderr(predicates::str::contains("no card `qz/no-such-card`"));
+}
+
+/// One phrasing, the nearest names, for every mistyped filter.
+#[test]
+fn mistyped_cards_decks_and_tags_get_the_nearest_names() {
+    let home = tempfile::tempdir().unwrap();
+    for (args, want) in [
+        (
+            ["--card", "qz/first-mesage"],
+            "no card `qz/first-mesage`: did you mean `qz/first-message`?",
+        ),
+        (["--deck", "qzz"], "no deck `qzz`: did you mean `qz`?"),
+        (
+            ["--tag", "acknowledgment"],
+            "no tag `acknowledgment`: did you mean `acknowledgement`?",
+        ),
+    ] {
+        tutor(home.path(), DAY1)
+            .arg("quiz")
+            .args(args)
+            .write_stdin("")
+            .assert()
+            .code(2)
+            .stderr(predicates::str::contains(want));
+    }
 }
 
 /// The whole screen of a `--plain` session: words instead of symbols, no box drawing, no

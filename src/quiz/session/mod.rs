@@ -115,6 +115,48 @@ fn store_mode(arg: ModeArg, args: &Args) -> ReviewMode {
     }
 }
 
+/// Every `--card`, `--deck` and `--tag` names something loaded; a typo is answered with the
+/// nearest names.
+fn check_names(args: &Args, lib: &Library) -> anyhow::Result<()> {
+    use mock_server::names::unknown;
+    let listed = "`mcp-tutor decks list` shows them";
+    let keys: Vec<String> = lib.cards().map(|(d, c)| d.key(c)).collect();
+    for c in &args.cards {
+        if lib.card(c).is_none() {
+            anyhow::bail!(
+                "{}",
+                unknown("card", c, keys.iter().map(String::as_str), listed)
+            );
+        }
+    }
+    for d in &args.decks {
+        if !lib.decks.iter().any(|x| x.meta.id == *d) {
+            let ids = lib.decks.iter().map(|x| x.meta.id.as_str());
+            anyhow::bail!("{}", unknown("deck", d, ids, listed));
+        }
+    }
+    let mut tags: Vec<&str> = lib
+        .cards()
+        .flat_map(|(_, c)| c.tags.iter().map(String::as_str))
+        .collect();
+    tags.sort_unstable();
+    tags.dedup();
+    for t in &args.tags {
+        if !tags.contains(&t.as_str()) {
+            anyhow::bail!(
+                "{}",
+                unknown(
+                    "tag",
+                    t,
+                    tags.iter().copied(),
+                    "`mcp-tutor decks export --format json` lists each card's tags"
+                )
+            );
+        }
+    }
+    Ok(())
+}
+
 pub fn local(t: DateTime<Utc>) -> String {
     t.with_timezone(&Local)
         .format("%a %Y-%m-%d %H:%M")
@@ -143,13 +185,7 @@ impl Session {
         let store = super::open_store(g, args.retention)?;
         let mode_arg = args.mode;
         let mode = store_mode(mode_arg, &args);
-        for c in &args.cards {
-            if lib.card(c).is_none() {
-                anyhow::bail!(
-                    "no card `{c}`: cards are named DECK/CARD; `mcp-tutor decks list` shows them"
-                );
-            }
-        }
+        check_names(&args, &lib)?;
         let mut s = Session {
             followups: super::followup_keys(&lib),
             states: store.states()?,
