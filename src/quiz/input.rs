@@ -45,6 +45,11 @@ pub trait Input {
     /// Start (with the basics and solid-answer targets) or stop (`None`) the answer clock
     /// shown while typing. Only a terminal shows it.
     fn timer(&mut self, _targets: Option<(u32, u32)>) {}
+
+    /// A person at a terminal (not a script): worth pausing for.
+    fn interactive(&self) -> bool {
+        false
+    }
 }
 
 /// Lines from any reader (standard input when it is not a terminal). The prompt is still
@@ -422,6 +427,10 @@ impl Drop for TtyInput {
 }
 
 impl Input for TtyInput {
+    fn interactive(&self) -> bool {
+        true
+    }
+
     fn timer(&mut self, targets: Option<(u32, u32)>) {
         self.clock = targets.map(|(b, s)| Running {
             start: Instant::now(),

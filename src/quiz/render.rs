@@ -18,6 +18,40 @@ fn secs(n: u32) -> String {
     crate::term::nobreak(&format!("{n} s"))
 }
 
+/// An order card's checklist in the learner's terms: each point names its place in the right
+/// order in words and the label the item was shown with, so "you said “5”" reads against
+/// "(shown as 5)" instead of against a position number (`4.`) that looked like a label.
+pub fn order_checklist(card: &Card, grade: &Grade) -> Grade {
+    if card.kind != crate::card::CardKind::Order {
+        return grade.clone();
+    }
+    let display = crate::grader::order_display(card);
+    let mut g = grade.clone();
+    for (k, p) in g.points.iter_mut().enumerate() {
+        let (Some(item), Some(shown)) = (card.items.get(k), display.iter().position(|&i| i == k))
+        else {
+            continue;
+        };
+        p.label = format!(
+            "{} in order: {item} (shown as {})",
+            ordinal(k + 1),
+            shown + 1
+        );
+    }
+    g
+}
+
+fn ordinal(n: usize) -> String {
+    let suffix = match (n % 10, n % 100) {
+        (_, 11..=13) => "th",
+        (1, _) => "st",
+        (2, _) => "nd",
+        (3, _) => "rd",
+        _ => "th",
+    };
+    format!("{n}{suffix}")
+}
+
 pub fn targets(card: &Card) -> (u32, u32) {
     // A card that only sets the answer's time (a 5 s name-it card) keeps it: the basics
     // default never exceeds it.
@@ -41,6 +75,8 @@ pub struct Screen {
     /// `--interviewer`: the rubric says how to answer (ticks), so the candidate's free-text
     /// instructions are not shown beside it.
     pub interviewer: bool,
+    /// The next question is one already answered, back after a red flag: its header says so.
+    pub again_next: bool,
 }
 
 impl Screen {
@@ -51,6 +87,7 @@ impl Screen {
             width: crate::term::width(),
             followup_next: false,
             interviewer: false,
+            again_next: false,
         }
     }
 
@@ -94,6 +131,15 @@ impl Screen {
         let _ = self.w.flush();
     }
 
+    /// Clear the terminal (not in `--plain`: no cursor tricks), so a re-asked question is
+    /// answered without its answer in view.
+    pub fn clear(&mut self) {
+        if !self.plain {
+            let _ = write!(self.w, "\x1b[H\x1b[2J");
+            self.flush();
+        }
+    }
+
     /// A section heading: a rule on a terminal, `title:` in plain mode.
     pub fn heading(&mut self, title: &str) {
         if self.plain {
@@ -120,11 +166,14 @@ impl Screen {
     pub fn question(&mut self, pos: (usize, usize), key: &str, card: &Card, note: Option<&str>) {
         let (b, s) = targets(card);
         self.blank();
-        let followup = if std::mem::take(&mut self.followup_next) {
+        let mut followup = if std::mem::take(&mut self.followup_next) {
             " · follow-up"
         } else {
             ""
         };
+        if std::mem::take(&mut self.again_next) {
+            followup = " · asked again after a red flag";
+        }
         // "20 s" stays on one line.
         let head = format!(
             "[{}/{}] {key}{followup} · {} · targets {} basics / {} solid",
@@ -189,6 +238,7 @@ impl Screen {
             // `+ 0.0` turns a negative zero into "0%".
             grade.score.max(0.0) * 100.0 + 0.0
         ));
+        let grade = &order_checklist(card, grade);
         for l in crate::term::checklist(grade, self.plain, self.width) {
             self.verbatim(&l);
         }

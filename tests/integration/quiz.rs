@@ -640,3 +640,64 @@ fn a_name_it_card_keeps_its_own_short_target() {
     // The pinned 5 s answer is within the 5 s target, not over it.
     assert!(out.contains("5 s (within the 5 s basics)"), "{out}");
 }
+
+/// The question counter counts questions: a re-ask after a red flag keeps its number and adds
+/// nothing to the total, and quitting with only the re-ask left reports nothing as not asked.
+#[test]
+fn a_reask_keeps_its_number_and_is_not_counted_as_not_asked() {
+    let home = tempfile::tempdir().unwrap();
+    let out = session(
+        home.path(),
+        DAY1,
+        &["interview", "-n", "1", "--card", "qz/first-message"],
+        "It is a handshake: notifications/subscriptions/acknowledged.\n\n\n\
+         time out and retry\n\n\n",
+    );
+    assert!(out.contains("[1/1] qz/first-message"), "{out}");
+    assert!(out.contains("[2/2] qz/first-followup · follow-up"), "{out}");
+    assert!(
+        out.contains("[1/2] qz/first-message · asked again after a red flag"),
+        "{out}"
+    );
+    assert!(!out.contains("/3]"), "{out}");
+    // Quit at the re-ask: the one question asked twice is not "not asked".
+    let home = tempfile::tempdir().unwrap();
+    let out = session(
+        home.path(),
+        DAY1,
+        &["interview", "-n", "1", "--card", "qz/first-message"],
+        "It is a handshake: notifications/subscriptions/acknowledged.\n\n\n\
+         time out and retry\n\n\nquit\n",
+    );
+    assert!(!out.contains("not asked in this interview"), "{out}");
+}
+
+/// `-n` says how many questions in every mode: an interview's length, and in review or cram
+/// the same as --limit (it was silently ignored outside interviews); the two disagreeing is
+/// an error.
+#[test]
+fn dash_n_counts_questions_in_every_mode() {
+    let home = tempfile::tempdir().unwrap();
+    let out = session(
+        home.path(),
+        DAY1,
+        &["cram", "--deck", "qz", "-n", "2"],
+        "quit\n",
+    );
+    assert!(flat(&out).contains("· 2 questions ·"), "{out}");
+    let out = session(
+        home.path(),
+        DAY1,
+        &["--interviewer", "--deck", "qz", "-n", "2"],
+        "quit\n",
+    );
+    assert!(flat(&out).contains("· 2 questions ·"), "{out}");
+    tutor(home.path(), DAY1)
+        .args(["quiz", "-n", "2", "--limit", "3"])
+        .write_stdin("")
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains(
+            "-n 2 and --limit 3 both say how many questions to ask",
+        ));
+}

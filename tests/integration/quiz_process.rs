@@ -402,3 +402,47 @@ fn a_changed_store_is_reported_before_the_first_question() {
         .stderr(predicates::str::contains("has no column `score`"))
         .stderr(predicates::str::contains("SELECT").not());
 }
+
+/// A red-flagged card in a one-card session comes straight back, but only after Enter, with
+/// the screen cleared of its answer; what is typed at that pause is not the answer. The
+/// second try is never suggested `easy`: the card was failed a minute ago.
+#[test]
+fn pty_a_reask_waits_for_enter_and_is_never_easy() {
+    let home = tempfile::tempdir().unwrap();
+    let good = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/decks/good");
+    let mut c = Command::new(bin());
+    c.env_clear()
+        .env("MCP_TUTOR_HOME", home.path())
+        .env("MCP_TUTOR_NOW", DAY1)
+        .env("MCP_TUTOR_ANSWER_SECS", "5")
+        .env("TZ", "UTC")
+        .env("NO_COLOR", "1")
+        .env("TERM", "xterm")
+        .env("HOME", home.path())
+        .arg("--decks")
+        .arg(good)
+        .args(["quiz", "--card", "demo/cancel-http"]);
+    let mut p = rexpect::session::spawn_command(c, Some(30_000)).unwrap();
+    p.exp_string("] > ").unwrap();
+    // A wrong option, named by its text (its letter changes with every showing).
+    p.send_line("It sends notifications/cancelled").unwrap();
+    p.exp_string("Enter = again").unwrap();
+    p.exp_string("easy > ").unwrap();
+    p.send("\r").unwrap();
+    p.flush().unwrap();
+    p.exp_string("red flag: this card comes back next.")
+        .unwrap();
+    p.exp_string("press Enter for the re-ask").unwrap();
+    // A command meant for the shell: dropped, not graded.
+    p.send_line("clear; ls").unwrap();
+    p.exp_string("\u{1b}[2J").unwrap();
+    p.exp_string("asked again after a red flag").unwrap();
+    p.exp_string("] > ").unwrap();
+    p.send_line("It closes the SSE response stream").unwrap();
+    p.exp_string("verdict: PASS").unwrap();
+    p.exp_string("you failed it minutes ago").unwrap();
+    p.exp_string("Enter = good").unwrap();
+    p.exp_string("easy > ").unwrap();
+    p.send_line("quit").unwrap();
+    p.exp_eof().unwrap();
+}

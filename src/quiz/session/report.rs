@@ -27,8 +27,17 @@ impl Session {
             counts[3],
             self.store.path().display()
         ));
-        if !self.queue.is_empty() {
-            let n = self.queue.len();
+        // Questions not yet asked: a re-ask still queued was asked once already.
+        let mut left: Vec<&str> = self
+            .queue
+            .iter()
+            .map(|(k, _)| k.as_str())
+            .filter(|k| !self.outcomes.iter().any(|o| o.key == *k))
+            .collect();
+        left.sort_unstable();
+        left.dedup();
+        if !left.is_empty() {
+            let n = left.len();
             let line = match self.mode {
                 // Only review keeps a schedule to come back to; cram and interview start afresh.
                 ReviewMode::Cram => format!(
