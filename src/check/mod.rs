@@ -192,7 +192,7 @@ pub fn render_rules(json: bool) -> anyhow::Result<String> {
             (
                 r.name().to_owned(),
                 format!(
-                    "{level}: {}\n({})",
+                    "{level}: {}\nspec: {}",
                     r.title(),
                     crate::rules_doc::pointer(r.spec())
                 ),

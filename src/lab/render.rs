@@ -123,7 +123,14 @@ pub fn render(ev: &TranscriptEvent, look: Look) -> String {
     // Prose written with line breaks (narration, a prediction's why) is filled first, a
     // paragraph at a time; what is filled already passes the second fill unchanged.
     let width = crate::term::width();
-    let text = crate::term::hang_prose(&render_styled(ev, look, width), width);
+    let mut text = crate::term::hang_prose(&render_styled(ev, look, width), width);
+    // The mock's fault list, laid out in columns already: a second fill would undo them.
+    if let TranscriptEvent::Reply { message, .. } = ev
+        && let Some(rows) = super::summary::listed_faults(message)
+    {
+        text.push_str(&fault_table(&rows, "    ", width));
+        text.push('\n');
+    }
     if look.plain {
         ascii_punctuation(text)
     } else {
@@ -235,15 +242,12 @@ fn render_styled(ev: &TranscriptEvent, look: Look, width: usize) -> String {
             method,
             status,
             summary,
-            message,
             wire,
+            ..
         } => {
             let status = status.map(|s| format!(" HTTP {s}")).unwrap_or_default();
             let line = format!("{} {method} id {}{status}: {summary}", m.back, show_id(id));
             let _ = writeln!(out, "{line}");
-            if let Some(rows) = super::summary::listed_faults(message) {
-                let _ = writeln!(out, "{}", fault_table(&rows, "    ", crate::term::width()));
-            }
             if look.wire {
                 if let Some(w) = wire {
                     out.push_str(&indent(w, "    | "));
@@ -364,7 +368,7 @@ pub fn fault_table(rows: &[FaultRow], indent: &str, width: usize) -> String {
                 None => r.name.to_owned(),
             };
             let pointer = crate::rules_doc::pointer(&r.spec);
-            (term, format!("{}\n({pointer})", r.rule))
+            (term, format!("{}\nspec: {pointer}", r.rule))
         })
         .collect();
     crate::term::columns(&rows, indent, width)

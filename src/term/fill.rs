@@ -78,7 +78,14 @@ pub fn columns(rows: &[(String, String)], indent: &str, width: usize) -> String 
     let mut out = Vec::new();
     for (term, desc) in rows {
         let term_w = term.chars().count();
-        let (col, beside) = if stacked {
+        // A word (an address, a command held together) longer than the column leaves room
+        // for: this row's description goes under its term, where there is more.
+        let longest = desc
+            .split([' ', '\n'])
+            .map(|w| w.chars().count())
+            .max()
+            .unwrap_or(0);
+        let (col, beside) = if stacked || column + longest > width {
             (indent_w + 4, false)
         } else {
             (column, indent_w + term_w + 1 < column)

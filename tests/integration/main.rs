@@ -15,6 +15,7 @@ mod lab;
 mod lab_flood;
 mod lab_foreign;
 mod lab_pty;
+mod layout;
 mod progress;
 mod quiz;
 mod quiz_process;
