@@ -93,6 +93,8 @@ impl Screen {
 
     /// One line filled to the screen's width, continuing two columns deeper than it starts.
     pub fn line(&mut self, s: &str) {
+        // Plain words first, then the fill: a glyph read as a word may change where lines break.
+        let s = &self.plain_text(s);
         let wrapped = crate::term::hang(s, self.width);
         self.verbatim(&wrapped);
     }
@@ -117,8 +119,17 @@ impl Screen {
     /// Prose filled to the screen's width, `first` before the first line and `rest` before the
     /// others (a hanging indent).
     pub fn para(&mut self, text: &str, first: &str, rest: &str) {
+        let text = &self.plain_text(text);
         let wrapped = crate::term::wrap_to(text, first, rest, self.width);
         self.verbatim(&wrapped);
+    }
+
+    fn plain_text(&self, s: &str) -> String {
+        if self.plain {
+            crate::term::unglyph(s)
+        } else {
+            s.to_owned()
+        }
     }
 
     pub fn blank(&mut self) {

@@ -7,9 +7,11 @@ use crate::support::{clean, fixtures};
 
 const WIDTHS: [usize; 3] = [60, 80, 120];
 
-/// Ports and the binary's path change from run to run; nothing else should.
-fn steady(text: &str) -> String {
-    crate::lab::normalise(text).replace(crate::support::bin(), "mcp-tutor")
+/// Ports, the binary's path and the data dir change from run to run; nothing else should.
+fn steady(text: &str, home: &std::path::Path) -> String {
+    crate::lab::normalise(text)
+        .replace(crate::support::bin(), "mcp-tutor")
+        .replace(&home.display().to_string(), "[HOME]")
 }
 
 /// `args` at `width` columns, checked to fit, snapshot as `name_width`.
@@ -24,7 +26,7 @@ fn at_width(name: &str, args: &[&str], stdin: &str) {
             .get_output()
             .stdout
             .clone();
-        let out = steady(&String::from_utf8_lossy(&out));
+        let out = steady(&String::from_utf8_lossy(&out), home.path());
         assert!(!out.trim().is_empty(), "{name} printed nothing");
         for line in out.lines() {
             let long_word = line.split(' ').any(|word| word.chars().count() > w / 2);

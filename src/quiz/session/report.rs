@@ -27,12 +27,14 @@ impl Session {
             counts[3],
             self.store.path().display()
         ));
-        // Questions not yet asked: a re-ask still queued was asked once already.
+        // What is left: in an interview or a cram, a re-ask still queued was asked once
+        // already; in review it is due again, so it is waiting like any other.
+        let scheduled = self.mode.schedules() && self.mode != ReviewMode::Interview;
         let mut left: Vec<&str> = self
             .queue
             .iter()
             .map(|(k, _)| k.as_str())
-            .filter(|k| !self.outcomes.iter().any(|o| o.key == *k))
+            .filter(|k| scheduled || !self.outcomes.iter().any(|o| o.key == *k))
             .collect();
         left.sort_unstable();
         left.dedup();
