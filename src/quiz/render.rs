@@ -223,12 +223,19 @@ impl Screen {
         self.flush();
     }
 
-    pub fn feedback(&mut self, card: &Card, grade: &Grade, seconds: f32) {
-        self.feedback_as("your answer", card, grade, seconds);
+    pub fn feedback(&mut self, key: &str, card: &Card, grade: &Grade, seconds: f32) {
+        self.feedback_as("your answer", key, card, grade, seconds);
     }
 
     /// [`Screen::feedback`] under another section title (the interviewer's ticks).
-    pub fn feedback_as(&mut self, title: &str, card: &Card, grade: &Grade, seconds: f32) {
+    pub fn feedback_as(
+        &mut self,
+        title: &str,
+        key: &str,
+        card: &Card,
+        grade: &Grade,
+        seconds: f32,
+    ) {
         let (b, s) = targets(card);
         self.heading(title);
         let verdict = crate::term::ink::verdict(grade.verdict);
@@ -252,6 +259,15 @@ impl Screen {
         let grade = &order_checklist(card, grade);
         for l in crate::term::checklist(grade, self.plain, self.width) {
             self.verbatim(&l);
+        }
+        // A correction cites sections by short name; `why` gives their addresses.
+        if grade.red_flags.iter().any(|f| !f.spec.is_empty()) {
+            let why = crate::term::nobreak(&format!("mcp-tutor why {key}"));
+            self.para(
+                &dim(&format!("the sections cited, with their addresses: {why}")),
+                "      ",
+                "        ",
+            );
         }
         for piece in kinds::of(card.kind).reveal(card) {
             self.piece(piece);

@@ -374,6 +374,11 @@ fn plain_transcript_layout() {
     // A follow-up says so in its own header, not on an orphan line before a blank one.
     assert!(!out.lines().any(|l| l.trim() == "follow-up:"), "{out}");
     assert!(out.contains("qz/first-followup, follow-up,"), "{out}");
+    // A correction cites sections by short name: the command that gives their addresses.
+    assert!(
+        out.contains("the sections cited, with their addresses: mcp-tutor why qz/first-message"),
+        "{out}"
+    );
     insta::assert_snapshot!(out);
 }
 

@@ -325,10 +325,11 @@ impl Session {
                         }
                     };
                     if !self.args.interviewer {
-                        self.screen.feedback(&shown.card, &grade, seconds);
+                        self.screen.feedback(&key, &shown.card, &grade, seconds);
                     } else {
                         self.screen.feedback_as(
                             "interviewer's ticks",
+                            &key,
                             &shown.card,
                             &grade,
                             seconds,
