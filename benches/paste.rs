@@ -98,7 +98,10 @@ fn paste_once(payload: &[u8], home: &std::path::Path) -> Duration {
     let mut keys = proc.get_file_handle().expect("pty");
     let screen = proc.get_file_handle().expect("pty");
     let (tx, rx) = mpsc::channel();
-    let reader = std::thread::spawn(move || watch(screen, tx));
+    let reader = std::thread::Builder::new()
+        .name("screen".into())
+        .spawn(move || watch(screen, tx))
+        .expect("a thread to read the screen");
     let wait = Duration::from_secs(120);
     assert!(
         matches!(rx.recv_timeout(wait), Ok(Seen::Prompt)),

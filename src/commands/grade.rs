@@ -79,7 +79,10 @@ pub fn run(args: Args, g: &Global) -> anyhow::Result<ExitCode> {
         if args.json {
             println!("{}", serde_json::to_string_pretty(&grade)?);
         } else {
-            print!("{}", render(&crate::quiz::render::order_checklist(card, &grade)));
+            print!(
+                "{}",
+                render(&crate::quiz::render::order_checklist(card, &grade))
+            );
         }
         return Ok(ExitCode::SUCCESS);
     };
@@ -104,7 +107,10 @@ pub fn run(args: Args, g: &Global) -> anyhow::Result<ExitCode> {
         v["final_verdict"] = serde_json::to_value(j.final_verdict())?;
         println!("{}", serde_json::to_string_pretty(&v)?);
     } else {
-        print!("{}", render(&crate::quiz::render::order_checklist(card, &grade)));
+        print!(
+            "{}",
+            render(&crate::quiz::render::order_checklist(card, &grade))
+        );
         let (plain, width) = (crate::term::plain(), crate::term::width());
         for l in crate::judge::render::lines(&j, &grade, plain, width, false) {
             println!("{l}");

@@ -13,9 +13,9 @@ use crate::lab::tutor;
 fn echo_only_server(paged: bool) -> String {
     let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
     let url = format!("http://{}/mcp", listener.local_addr().expect("addr"));
-    std::thread::spawn(move || {
+    crate::support::background(move || {
         for conn in listener.incoming().flatten() {
-            std::thread::spawn(move || serve(conn, paged));
+            crate::support::background(move || serve(conn, paged));
         }
     });
     url
