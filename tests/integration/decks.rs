@@ -568,7 +568,7 @@ fn why_a_card_prints_each_spec_address_once_and_every_address_of_a_rule() {
     for u in [
         "subscriptions#graceful-closure",
         "patterns/cancellation\n",
-        "schema/2026-07-28/schema.ts",
+        "specification/2026-07-28/schema",
     ] {
         assert!(rule.contains(u), "{u}:\n{rule}");
     }
