@@ -378,12 +378,38 @@ pub fn end_quietly_when_reader_leaves() {
     }));
 }
 
+/// An error on stderr: filled to the terminal with a hanging indent when stderr is one (a
+/// sentence broke mid-word at the terminal's edge), one line per message otherwise, for logs
+/// and scripts that match it.
 pub fn print_error(err: &anyhow::Error) {
-    eprintln!("{} {err}", paint_err("error:", Style::new().red().bold()));
+    use std::io::IsTerminal;
+    let width = if !std::io::stderr().is_terminal() {
+        None
+    } else {
+        match WIDTH.load(Ordering::Relaxed) {
+            0 => terminal_size::terminal_size_of(std::io::stderr())
+                .map(|(terminal_size::Width(w), _)| usize::from(w).max(MIN_WIDTH)),
+            w => Some(w.max(MIN_WIDTH)),
+        }
+    };
+    let fill = |line: String| match width {
+        Some(w) => hang(&line, w),
+        None => line,
+    };
+    eprintln!(
+        "{}",
+        fill(format!(
+            "{} {err}",
+            paint_err("error:", Style::new().red().bold())
+        ))
+    );
     for cause in err.chain().skip(1) {
         eprintln!(
-            "  {} {cause}",
-            paint_err("caused by:", Style::new().dimmed())
+            "{}",
+            fill(format!(
+                "  {} {cause}",
+                paint_err("caused by:", Style::new().dimmed())
+            ))
         );
     }
 }
