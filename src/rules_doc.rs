@@ -16,6 +16,21 @@ pub const TEXT: &str = include_str!("../docs/rules.md");
 /// Where a reader finds the document in the repository.
 pub const PATH: &str = "docs/rules.md";
 
+/// `reference` with every `docs/rules.md#id` part written as the command that prints it,
+/// `mcp-tutor why id`: the embedded document is what an installed binary can follow.
+pub fn pointer(reference: &str) -> String {
+    reference
+        .split(';')
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .map(|p| match p.strip_prefix(&format!("{}#", PATH)) {
+            Some(id) => crate::term::nobreak(&format!("mcp-tutor why {id}")),
+            None => p.to_owned(),
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
 /// One `### id` entry.
 #[derive(Debug, Clone, Default)]
 pub struct RuleEntry {

@@ -252,10 +252,10 @@ pub fn compute(
             *asked.entry(r.card.clone()).or_default() += 1;
         }
         for p in &r.points_missed {
-            *missed.entry((r.card.clone(), p.clone())).or_default() += 1;
+            *missed.entry((r.card.clone(), by_text(p))).or_default() += 1;
         }
         for f in &r.red_flags {
-            let e = flags.entry(f.clone()).or_default();
+            let e = flags.entry(by_text(f)).or_default();
             e.0 += 1;
             if !e.1.contains(&r.card) {
                 e.1.push(r.card.clone());
@@ -332,12 +332,24 @@ pub fn compute(
         .into_iter()
         .map(|(label, (count, cards))| {
             let def = cards.iter().find_map(|k| {
-                lib.card(k)
-                    .and_then(|(_, c)| c.red_flags.iter().find(|f| f.label == label))
+                let (_, c) = lib.card(k)?;
+                if let Some(f) = c.red_flags.iter().find(|f| f.label == label) {
+                    return Some((f.correction.clone(), f.spec.clone()));
+                }
+                // A wrong option: its own `why`, under the card's first reference.
+                let option = c.choices.iter().find(|o| {
+                    !o.correct
+                        && !o.why.is_empty()
+                        && by_text(&label).ends_with(&format!("“{}”", o.text))
+                })?;
+                Some((
+                    option.why.clone(),
+                    c.spec.first().cloned().unwrap_or_default(),
+                ))
             });
             FlagCount {
-                correction: def.map(|f| f.correction.clone()),
-                spec: def.map(|f| f.spec.clone()),
+                correction: def.as_ref().map(|(c, _)| c.clone()),
+                spec: def.map(|(_, s)| s).filter(|s| !s.is_empty()),
                 label,
                 count,
                 cards,
@@ -408,6 +420,30 @@ pub fn compute(
     })
 }
 
+/// A choice card's option named by its text, not by a letter: the letters are those of the
+/// deck's order, while the learner saw the options shuffled (`picked (a) X` → `picked “X”`).
+fn by_text(label: &str) -> String {
+    for verb in ["picked", "picks"] {
+        if let Some(rest) = label.strip_prefix(verb).and_then(|r| r.strip_prefix(" ("))
+            && let Some((letter, text)) = rest.split_once(") ")
+            && letter.len() == 1
+            && letter.chars().all(|c| c.is_ascii_lowercase())
+        {
+            return format!("{verb} “{text}”");
+        }
+    }
+    label.to_owned()
+}
+
+/// `n` and its noun, plural unless one: "1 review", "2 lapses".
+fn count(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("{n} {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
 fn pct(n: usize, of: usize) -> String {
     if of == 0 {
         "n/a".into()
@@ -468,20 +504,22 @@ fn render(s: &Stats, plain: bool, width: usize) -> String {
         println!("  {}  {:>3} {bar}", d.date, d.due);
     }
     let r = &s.true_retention;
-    println!(
-        "True retention: {} ({} of {} reviews of graduated cards recalled)",
-        r.rate
-            .map_or("n/a (no graduated card reviewed yet)".into(), |v| format!(
-                "{:.0}%",
-                v * 100.0
-            )),
-        r.recalled,
-        r.reviews
-    );
+    match r.rate {
+        Some(v) => println!(
+            "True retention: {:.0}% ({} of {} of graduated cards recalled)",
+            v * 100.0,
+            r.recalled,
+            count(r.reviews, "review")
+        ),
+        None => println!("True retention: n/a, no graduated card reviewed yet"),
+    }
     let v = &s.verdicts;
     println!(
-        "Grader verdicts: pass {} · partial {} · fail {} (of {} answers)",
-        v.pass, v.partial, v.fail, v.answers
+        "Grader verdicts: pass {} · partial {} · fail {} (of {})",
+        v.pass,
+        v.partial,
+        v.fail,
+        count(v.answers, "answer")
     );
     let t = &s.answer_times;
     println!(
@@ -500,8 +538,11 @@ fn render(s: &Stats, plain: bool, width: usize) -> String {
                 None => format!("{:<15}", w.phase),
             };
             println!(
-                "  {recall}  {}  ({} reviews, {} again, {} lapses)",
-                w.card, w.reviews, w.again, w.lapses
+                "  {recall}  {}  ({}, {} again, {})",
+                w.card,
+                count(w.reviews, "review"),
+                w.again,
+                count(w.lapses as usize, "lapse")
             );
         }
     }
@@ -571,7 +612,7 @@ fn render(s: &Stats, plain: bool, width: usize) -> String {
             println!("  practise them with: mcp-tutor quiz --exam {}", e.date);
         }
     }
-    o
+    if plain { crate::term::unglyph(&o) } else { o }
 }
 
 pub fn run(args: Args, g: &Global) -> anyhow::Result<ExitCode> {

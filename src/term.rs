@@ -9,7 +9,11 @@ use owo_colors::{OwoColorize, Stream, Style};
 use crate::global::ColorChoice;
 use crate::grader::Grade;
 
+pub mod fill;
 pub mod markdown;
+pub mod tty;
+
+pub use fill::{columns, reflow};
 
 static PLAIN: AtomicBool = AtomicBool::new(false);
 /// `--width`, or 0 for "ask the terminal".
@@ -60,7 +64,8 @@ pub fn wrap(text: &str, first: &str, rest: &str) -> String {
     wrap_to(text, first, rest, width())
 }
 
-/// [`wrap`] to an explicit width (snapshot tests pin it).
+/// [`wrap`] to an explicit width (snapshot tests pin it). A no-break space (see [`nobreak`])
+/// holds two words on one line and prints as a plain space.
 pub fn wrap_to(text: &str, first: &str, rest: &str, width: usize) -> String {
     let opts = textwrap::Options::new(width)
         .initial_indent(first)
@@ -68,7 +73,15 @@ pub fn wrap_to(text: &str, first: &str, rest: &str, width: usize) -> String {
         .break_words(false)
         .word_separator(textwrap::WordSeparator::AsciiSpace)
         .word_splitter(textwrap::WordSplitter::NoHyphenation);
-    textwrap::fill(text, opts)
+    textwrap::fill(text, opts).replace(NBSP, " ")
+}
+
+const NBSP: char = '\u{a0}';
+
+/// `text` kept on one line by [`wrap_to`]: a command to type (`mcp-tutor why ack-first`) or a
+/// number and its unit (`20 s`).
+pub fn nobreak(text: &str) -> String {
+    text.replace(' ', "\u{a0}")
 }
 
 /// One laid-out line filled to `width`, its continuation lines hanging two columns deeper
@@ -140,7 +153,9 @@ pub fn wrap_block_to(text: &str, indent: &str, width: usize) -> String {
 /// Screen-reader text for `--plain`: decorative glyphs read aloud as noise, so they become the
 /// plain characters or words they stand for.
 pub fn unglyph(text: &str) -> String {
-    text.replace(['“', '”'], "\"")
+    text.replace(" · ", ", ")
+        .replace('·', " ")
+        .replace(['“', '”'], "\"")
         .replace(['‘', '’'], "'")
         .replace(" — ", " - ")
         .replace('—', "-")
@@ -204,6 +219,19 @@ pub fn checklist(g: &Grade, plain: bool, width: usize) -> Vec<String> {
     };
     let dash = if plain { " -" } else { " —" };
     let mut out = Vec::new();
+    if g.truncated {
+        let bare = if plain { "cut:" } else { "✂" };
+        out.push(wrap_to(
+            &format!(
+                "{} only the first {} bytes of this answer were graded; the rest was not read",
+                ink::warn(bare),
+                thousands(crate::grader::MAX_ANSWER)
+            ),
+            "  ",
+            &" ".repeat(3 + bare.chars().count()),
+            width,
+        ));
+    }
     let item = |mark: String, bare: &str, text: String| {
         let hang = " ".repeat(2 + bare.chars().count() + 1);
         wrap_to(&text, &format!("  {mark} "), &hang, width)
@@ -279,6 +307,19 @@ pub fn checklist(g: &Grade, plain: bool, width: usize) -> Vec<String> {
     }
 }
 
+/// `n` with a comma between thousands: 20,000.
+pub fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// `text` in `style` when stdout takes colour, as it is otherwise.
 pub fn paint<T: Display>(text: T, style: Style) -> String {
     text.if_supports_color(Stream::Stdout, |t| t.style(style))
@@ -337,12 +378,38 @@ pub fn end_quietly_when_reader_leaves() {
     }));
 }
 
+/// An error on stderr: filled to the terminal with a hanging indent when stderr is one (a
+/// sentence broke mid-word at the terminal's edge), one line per message otherwise, for logs
+/// and scripts that match it.
 pub fn print_error(err: &anyhow::Error) {
-    eprintln!("{} {err}", paint_err("error:", Style::new().red().bold()));
+    use std::io::IsTerminal;
+    let width = if !std::io::stderr().is_terminal() {
+        None
+    } else {
+        match WIDTH.load(Ordering::Relaxed) {
+            0 => terminal_size::terminal_size_of(std::io::stderr())
+                .map(|(terminal_size::Width(w), _)| usize::from(w).max(MIN_WIDTH)),
+            w => Some(w.max(MIN_WIDTH)),
+        }
+    };
+    let fill = |line: String| match width {
+        Some(w) => hang(&line, w),
+        None => line,
+    };
+    eprintln!(
+        "{}",
+        fill(format!(
+            "{} {err}",
+            paint_err("error:", Style::new().red().bold())
+        ))
+    );
     for cause in err.chain().skip(1) {
         eprintln!(
-            "  {} {cause}",
-            paint_err("caused by:", Style::new().dimmed())
+            "{}",
+            fill(format!(
+                "  {} {cause}",
+                paint_err("caused by:", Style::new().dimmed())
+            ))
         );
     }
 }

@@ -74,7 +74,7 @@ impl Fault {
                 "The server MUST send notifications/subscriptions/acknowledged as the first message of every subscription."
             }
             Fault::LateAck => {
-                "None: the spec sets no deadline for the acknowledgement ([SILENT]); a late ack tests the client's own timeout, and changes are still delivered after it."
+                "No spec rule: the spec sets no deadline for the acknowledgement; a late ack tests the client's own timeout, and changes are still delivered after it."
             }
             Fault::NotifyBeforeAck => {
                 "No notification for a subscription may precede its acknowledgement (MUST NOT)."
@@ -144,9 +144,9 @@ impl fmt::Display for Fault {
     }
 }
 
-/// An unknown `--fault` name; the message lists the valid ones.
+/// An unknown `--fault` name; the message names the nearest ones.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown fault {given:?}; choose one of: {}", Fault::all().iter().map(|f| f.name()).collect::<Vec<_>>().join(", "))]
+#[error("{}", crate::names::unknown("fault", given, Fault::all().iter().map(|f| f.name()), "`--list-faults` lists them with the rule each breaks"))]
 pub struct UnknownFault {
     pub given: String,
 }
@@ -200,7 +200,7 @@ mod tests {
         assert_eq!("No_Ack".parse::<Fault>().unwrap(), Fault::NoAck);
         // The bit set that holds the active faults has room for every one.
         assert!(Fault::all().len() <= 32);
-        let err = "nope".parse::<Fault>().unwrap_err().to_string();
-        assert!(err.contains("no-ack") && err.contains("log-on-listen"));
+        let err = "no-akc".parse::<Fault>().unwrap_err().to_string();
+        assert!(err.contains("did you mean `no-ack`?") && !err.contains("log-on-listen"));
     }
 }

@@ -49,6 +49,7 @@ pub mod fuzzing;
 mod http;
 mod hub;
 mod methods;
+pub mod names;
 pub mod protocol;
 mod stdio;
 pub mod validator;

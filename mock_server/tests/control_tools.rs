@@ -93,14 +93,18 @@ async fn control_tools_close_one_drop_all_and_switch_faults_over_http() {
         json!(["no-ack"])
     );
     assert!(s.control.faults().is_empty());
-    let (st, r) = call(&s.url, &tool(7, "test_set_fault", json!({"name": "nope"}))).await;
+    let (st, r) = call(
+        &s.url,
+        &tool(7, "test_set_fault", json!({"name": "no-acks"})),
+    )
+    .await;
     assert_eq!(st, 400);
     assert!(
         r["error"]["message"]
             .as_str()
             .unwrap_or("")
-            .contains("no-ack"),
-        "lists the names: {r}"
+            .contains("did you mean `no-ack`?"),
+        "names the nearest: {r}"
     );
 }
 

@@ -13,26 +13,53 @@ pub(crate) async fn not_mcp(client: &HttpClient, ex: &Exchange) -> Option<String
     let url = client.url();
     let status = ex.response.status;
     let content_type = ex.response.header("content-type").unwrap_or("");
-    if content_type.starts_with("text/html") || ex.body.trim_start().starts_with('<') {
-        return Some(format!(
-            "HTTP {status} from {url} is a web page ({}), not an MCP endpoint — is the path /mcp?",
+    let html = content_type.starts_with("text/html") || ex.body.trim_start().starts_with('<');
+    if ex.reply().is_some() && !html {
+        return judged_reply(client, ex).await;
+    }
+    let reason = reqwest::StatusCode::from_u16(status)
+        .ok()
+        .and_then(|s| s.canonical_reason())
+        .map(|r| format!(" {r}"))
+        .unwrap_or_default();
+    let got = format!("HTTP {status}{reason} from {url}");
+    // Only a path other than the usual one is worth questioning.
+    let path_hint = if url.trim_end_matches('/').ends_with("/mcp") {
+        ""
+    } else {
+        " (MCP servers usually serve /mcp: is the path right?)"
+    };
+    let what = match status {
+        404 | 410 => format!("{got}: nothing is served at this path{path_hint}"),
+        405 | 501 => format!(
+            "{got}: this server does not take POST requests, so it is no MCP endpoint (MCP over HTTP \
+             is JSON-RPC in POST requests); it may be a plain web server"
+        ),
+        401 | 403 | 407 => format!(
+            "{got}: the server refused the request (it may want credentials, or refuse this \
+             client's Origin)"
+        ),
+        500..=599 => format!("{got}: the server failed before answering with JSON-RPC"),
+        _ if html => format!(
+            "{got} is a web page ({}), not an MCP endpoint{path_hint}",
             if content_type.is_empty() {
                 "HTML"
             } else {
                 content_type
             }
-        ));
-    }
-    let Some(reply) = ex.reply() else {
-        return Some(format!(
-            "HTTP {status} from {url}{}: not an MCP endpoint — is the path /mcp?",
-            if ex.body.trim().is_empty() {
-                " with an empty body".to_owned()
-            } else {
-                " without a JSON-RPC reply".to_owned()
-            }
-        ));
+        ),
+        _ if ex.body.trim().is_empty() => {
+            format!("{got} with an empty body: not an MCP endpoint{path_hint}")
+        }
+        _ => format!("{got} without a JSON-RPC reply: not an MCP endpoint{path_hint}"),
     };
+    Some(what)
+}
+
+/// A JSON-RPC reply: `None` when the server may be a 2026-07-28 one (the rules judge it), else
+/// the revision it speaks instead.
+async fn judged_reply(client: &HttpClient, ex: &Exchange) -> Option<String> {
+    let reply = ex.reply()?;
     let error = reply.error()?;
     if error.code == error_code::UNSUPPORTED_PROTOCOL_VERSION
         && let Some(supported) = error.data_field("supported").and_then(Value::as_array)

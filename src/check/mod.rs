@@ -26,9 +26,9 @@ use report::{Report, Status};
         mcp-tutor check --stdio -- mcp-tutor serve --stdio\n  \
         mcp-tutor check --json http://127.0.0.1:3000/mcp | jq '.rules[] | select(.status==\"FAIL\")'",
     after_long_help = "Talks to the server like a careful client, then prints one line per rule: PASS, FAIL \
-        (with what was seen) or SKIP (with why), each with its spec reference, and a summary \
-        `N passed, M failed, K skipped`. Exits 1 when any rule fails, 2 when the server cannot \
-        be reached.\n\n\
+        (with what was seen and its spec reference) or SKIP (with why), and a summary \
+        `N passed, M failed, K skipped`; `mcp-tutor why RULE` explains a rule. Exits 1 when any \
+        rule fails, 2 when the server cannot be reached.\n\n\
         It checks server/discover; the header and version errors (HTTP 400 with -32020 / -32022 \
         / -32602, 404 with -32601, 405 for GET and DELETE); and subscriptions/listen end to end: \
         the acknowledgement first, tagged with the listen request's own id (a string id and an \
@@ -63,6 +63,9 @@ pub struct Args {
     /// Print one JSON document (every rule with its evidence, the counts) instead of text.
     #[arg(long)]
     pub json: bool,
+    /// Give every rule its spec reference, not only the failed ones.
+    #[arg(long, short)]
+    pub verbose: bool,
     /// Tool that changes the server's tool list ("" to skip those checks).
     #[arg(long, default_value = tool::TRIGGER_TOOL_CHANGE, value_name = "TOOL")]
     pub change_tool: String,
@@ -156,7 +159,7 @@ pub fn run(args: Args, _g: &Global) -> anyhow::Result<ExitCode> {
         writeln!(out, "{}", serde_json::to_string_pretty(&report.to_json())?)?;
     } else {
         // Filled to the terminal with a hanging indent; each rule still starts its own line.
-        let text = crate::term::hang(&render_text(&report), crate::term::width());
+        let text = crate::term::hang(&render_text(&report, args.verbose), crate::term::width());
         write!(out, "{text}")?;
     }
     let (_, failed, _) = report.counts();
@@ -179,26 +182,33 @@ pub fn render_rules(json: bool) -> anyhow::Result<String> {
             .collect();
         return Ok(format!("{}\n", serde_json::to_string_pretty(&rules)?));
     }
-    let mut s = String::new();
-    for &r in CheckRule::all() {
-        let level = match r.level() {
-            Level::Must => "MUST",
-            Level::Should => "SHOULD",
-        };
-        s.push_str(&format!(
-            "{:<24} {level:<6}  {}\n{:<33}({})\n",
-            r.name(),
-            r.title(),
-            "",
-            r.spec()
-        ));
-    }
-    Ok(s)
+    let rows: Vec<(String, String)> = CheckRule::all()
+        .iter()
+        .map(|r| {
+            let level = match r.level() {
+                Level::Must => "MUST",
+                Level::Should => "SHOULD",
+            };
+            (
+                r.name().to_owned(),
+                format!(
+                    "{level}: {}\nspec: {}",
+                    r.title(),
+                    crate::rules_doc::pointer(r.spec())
+                ),
+            )
+        })
+        .collect();
+    Ok(format!(
+        "{}\n",
+        crate::term::columns(&rows, "", crate::term::width())
+    ))
 }
 
-/// The text report: `check <target>`, one `STATUS  rule  (spec)` line per rule (with ` — detail`
-/// on FAIL and SKIP), then the summary line.
-pub fn render_text(report: &Report) -> String {
+/// The text report: `check <target>`, one `STATUS  rule` line per rule (` — detail` on FAIL and
+/// SKIP), then the summary line. A FAIL is followed by its spec reference and the command that
+/// explains the rule; `verbose` gives every rule its reference.
+pub fn render_text(report: &Report, verbose: bool) -> String {
     let mut s = format!("check {}\n", report.target);
     for o in report.outcomes() {
         let label = o.status.label();
@@ -210,7 +220,7 @@ pub fn render_text(report: &Report) -> String {
                 label.if_supports_color(Stream::Stdout, |t| t.yellow())
             ),
         };
-        s.push_str(&format!("{label}  {}  ({})", o.rule.name(), o.spec));
+        s.push_str(&format!("{label}  {}", o.rule.name()));
         match o.status {
             Status::Pass => {}
             Status::Fail => {
@@ -227,6 +237,12 @@ pub fn render_text(report: &Report) -> String {
             Status::Skip => s.push_str(&format!(" — {}", o.detail)),
         }
         s.push('\n');
+        if verbose || o.status == Status::Fail {
+            s.push_str(&format!(
+                "      spec: {}\n",
+                crate::rules_doc::pointer(o.spec)
+            ));
+        }
     }
     // Skip reasons for rules that still got a verdict from other evidence: say what was not run.
     let outcomes = report.outcomes();
@@ -276,8 +292,13 @@ mod tests {
             "the server has no tool \"test_trigger_prompt_change\"",
         );
         r.skip(CheckRule::GracefulClose, "no tool given (--close-tool)");
-        let text = render_text(&r);
+        // As `run` prints it: filled (here wide enough to keep every line whole).
+        let text = crate::term::hang(&render_text(&r, false), 200);
         insta::assert_snapshot!(text);
+        let verbose = crate::term::hang(&render_text(&r, true), 200);
+        assert!(verbose.contains(
+            "PASS  discover\n      spec: DISC; BASE §ResultType, §_meta; mcp-tutor why discover\n"
+        ));
         let (p, f, s) = r.counts();
         assert_eq!((p, f), (3, 2));
         assert_eq!(p + f + s, CheckRule::all().len());

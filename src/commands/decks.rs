@@ -210,7 +210,7 @@ fn first_line(s: &str) -> String {
 fn show(g: &Global, key: &str) -> anyhow::Result<ExitCode> {
     let lib = Library::load(&g.deck_dirs);
     let Some((deck, card)) = lib.card(key) else {
-        bail!("unknown card `{key}`; cards are named DECK/CARD, see `mcp-tutor decks list`");
+        bail!("{}", unknown_card(&lib, key));
     };
     // The study sheet renders one card exactly as `export --format md` does, follow-ups included.
     let one = Library {
@@ -439,7 +439,7 @@ fn eval_cmd(
     warn_errors(&lib.errors);
     if let Some(c) = card {
         if lib.card(c).is_none() {
-            bail!("unknown card `{c}`; cards are named DECK/CARD, see `mcp-tutor decks list`");
+            bail!("{}", unknown_card(&lib, c));
         }
     }
     let mut corpus = match answers {
@@ -563,4 +563,15 @@ fn source_text(d: &Deck) -> Option<String> {
     }
     let name = d.source.strip_prefix("decks/")?;
     crate::deck::embedded_text(name).map(str::to_string)
+}
+
+/// The one "no card" message, with the nearest keys.
+fn unknown_card(lib: &Library, key: &str) -> String {
+    let keys: Vec<String> = lib.cards().map(|(d, c)| d.key(c)).collect();
+    mock_server::names::unknown(
+        "card",
+        key,
+        keys.iter().map(String::as_str),
+        "cards are named DECK/CARD; `mcp-tutor decks list` shows them",
+    )
 }

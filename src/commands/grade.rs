@@ -47,9 +47,15 @@ pub fn run(args: Args, g: &Global) -> anyhow::Result<ExitCode> {
                 lib.errors.len()
             )
         };
+        let keys: Vec<String> = lib.cards().map(|(d, c)| d.key(c)).collect();
         bail!(
-            "unknown card `{}`; cards are named DECK/CARD, see `mcp-tutor decks list`{hint}",
-            args.card
+            "{}{hint}",
+            mock_server::names::unknown(
+                "card",
+                &args.card,
+                keys.iter().map(String::as_str),
+                "cards are named DECK/CARD; `mcp-tutor decks list` shows them"
+            )
         );
     };
     let answer = match args.answer {
@@ -73,7 +79,10 @@ pub fn run(args: Args, g: &Global) -> anyhow::Result<ExitCode> {
         if args.json {
             println!("{}", serde_json::to_string_pretty(&grade)?);
         } else {
-            print!("{}", render(&grade));
+            print!(
+                "{}",
+                render(&crate::quiz::render::order_checklist(card, &grade))
+            );
         }
         return Ok(ExitCode::SUCCESS);
     };
@@ -98,7 +107,10 @@ pub fn run(args: Args, g: &Global) -> anyhow::Result<ExitCode> {
         v["final_verdict"] = serde_json::to_value(j.final_verdict())?;
         println!("{}", serde_json::to_string_pretty(&v)?);
     } else {
-        print!("{}", render(&grade));
+        print!(
+            "{}",
+            render(&crate::quiz::render::order_checklist(card, &grade))
+        );
         let (plain, width) = (crate::term::plain(), crate::term::width());
         for l in crate::judge::render::lines(&j, &grade, plain, width, false) {
             println!("{l}");

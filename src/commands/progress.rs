@@ -78,6 +78,18 @@ const CSV_COLUMNS: [&str; 21] = [
     "undone",
 ];
 
+/// A review as JSON with its score to two decimals, as `grade --json` writes it (the store
+/// keeps a 32-bit float: 0.1666666865348816 is 0.17).
+fn rounded(r: &ReviewRow) -> anyhow::Result<serde_json::Value> {
+    let mut v = serde_json::to_value(r)?;
+    if let Some(score) = v.get_mut("score")
+        && let Some(x) = score.as_f64()
+    {
+        *score = serde_json::json!((x * 100.0).round() / 100.0);
+    }
+    Ok(v)
+}
+
 fn csv_field(s: &str) -> String {
     if s.contains([',', '"', '\n', '\r']) {
         format!("\"{}\"", s.replace('"', "\"\""))
@@ -96,7 +108,7 @@ pub fn csv_row(r: &ReviewRow) -> String {
         r.rating.clone(),
         opt(&r.suggested),
         opt(&r.verdict),
-        r.score.map(|s| format!("{s:.3}")).unwrap_or_default(),
+        r.score.map(|s| format!("{s:.2}")).unwrap_or_default(),
         r.points_hit.join("; "),
         r.points_missed.join("; "),
         r.red_flags.join("; "),
@@ -148,7 +160,7 @@ fn export(store: &Store, format: Format) -> anyhow::Result<ExitCode> {
     }
     for r in &rows {
         match format {
-            Format::Jsonl => writeln!(out, "{}", serde_json::to_string(r)?)?,
+            Format::Jsonl => writeln!(out, "{}", serde_json::to_string(&rounded(r)?)?)?,
             Format::Csv => writeln!(out, "{}", csv_row(r))?,
         }
     }

@@ -3,7 +3,10 @@
 
 use std::process::ExitCode;
 
+use mock_server::fault::Fault;
+
 use crate::global::Global;
+use crate::lab::{FaultRow, fault_table};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -12,6 +15,19 @@ pub struct Args {
 }
 
 pub fn run(args: Args, _g: &Global) -> anyhow::Result<ExitCode> {
+    if args.serve.list_faults {
+        let rows: Vec<FaultRow> = Fault::all()
+            .iter()
+            .map(|f| FaultRow {
+                name: f.name(),
+                on: None,
+                rule: f.rule().to_owned(),
+                spec: f.spec().to_owned(),
+            })
+            .collect();
+        println!("{}", fault_table(&rows, "", crate::term::width()));
+        return Ok(ExitCode::SUCCESS);
+    }
     mock_server::cli::run_blocking(args.serve)?;
     Ok(ExitCode::SUCCESS)
 }

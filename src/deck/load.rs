@@ -111,8 +111,25 @@ fn explain_parse_error(msg: &str) -> String {
         format!("{msg} (check the spelling against the deck format in the README)")
     } else if msg.starts_with("missing field") {
         format!("{msg} (add it to this table)")
-    } else if msg.starts_with("unknown variant") {
-        format!("{msg} (kind is one of recall, name-it, cloze, choice, order, spot-the-bug)")
+    } else if let Some(rest) = msg.strip_prefix("unknown variant `") {
+        // "unknown variant `choise`, expected one of `recall`, …": the nearest name instead
+        // of the whole list twice.
+        let given = rest.split('`').next().unwrap_or_default();
+        let expected: Vec<&str> = rest
+            .split_once("expected")
+            .map(|(_, e)| e.split('`').skip(1).step_by(2).collect())
+            .unwrap_or_default();
+        let what = if expected.contains(&"spot-the-bug") {
+            "kind"
+        } else {
+            "value"
+        };
+        mock_server::names::unknown(
+            what,
+            given,
+            expected.iter().copied(),
+            &format!("one of {}", expected.join(", ")),
+        )
     } else {
         msg.to_string()
     }

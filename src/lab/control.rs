@@ -67,26 +67,68 @@ impl Lab {
         self.call_tool(tool, args).await;
     }
 
-    /// Call one of the server's tools as a plain request, shown like any other. A refusal
-    /// of a control tool says where such tools exist. Returns whether the tool ran.
+    /// Call one of the server's tools as a plain request, shown like any other. A server that
+    /// does not offer the tool is told apart from one whose tool failed: its tool list (asked
+    /// once, quietly) lacks it, or the call says it knows no such tool; either way the lab
+    /// says so plainly, and a script fails. Returns whether the tool ran.
     pub(super) async fn call_tool(&mut self, tool: &str, args: Value) -> bool {
+        if self.tool_names.is_empty() {
+            self.fetch_tool_names().await;
+        }
+        if self.tools_complete && !self.tool_names.iter().any(|t| t == tool) {
+            self.no_such_tool(tool);
+            return false;
+        }
         let reply = self
             .plain_request(method::TOOLS_CALL, json!({"name": tool, "arguments": args}))
             .await;
         let ok = reply
             .as_ref()
             .is_some_and(|r| r.result().is_some() && !r.is_tool_error());
-        let missing = reply.as_ref().and_then(|r| r.error()).is_some_and(|e| {
-            e.message.contains("unknown tool") || e.message.contains("control tool")
+        let said = |text: &str| {
+            let t = text.to_ascii_lowercase();
+            [
+                "unknown tool",
+                "control tool",
+                "no such tool",
+                "tool not found",
+            ]
+            .iter()
+            .any(|w| t.contains(w))
+                || (t.contains(tool) && (t.contains("not found") || t.contains("unknown")))
+        };
+        let missing = reply.as_ref().is_some_and(|r| {
+            r.error().is_some_and(|e| said(&e.message))
+                || (r.is_tool_error() && r.first_text("content").is_some_and(said))
         });
         if missing {
-            self.error(format!(
-                "this server does not run `{tool}`: the lab's `change`, `update`, `close`, `drop` \
-                 and `fault` call the tools of mcp-tutor's mock (`mcp-tutor serve`, bound to a \
-                 loopback address); with another server, cause the change there by hand"
-            ));
+            self.no_such_tool(tool);
         }
         ok
+    }
+
+    fn no_such_tool(&mut self, tool: &str) {
+        let step = match tool {
+            t if t == SERVER_TOOLS.drop_all => "drop",
+            t if t == SERVER_TOOLS.close_all || t == SERVER_TOOLS.close_one => "close",
+            t if [
+                SERVER_TOOLS.set_fault,
+                SERVER_TOOLS.list_faults,
+                SERVER_TOOLS.reset_faults,
+            ]
+            .contains(&t) =>
+            {
+                "fault"
+            }
+            t if t == SERVER_TOOLS.update => "update",
+            _ => "change",
+        };
+        self.error(format!(
+            "this server does not offer `{step}`: it has no tool `{tool}`. The lab's `change`, \
+             `update`, `close`, `drop` and `fault` call tools that mcp-tutor's own server offers \
+             (`mcp-tutor serve`, on a loopback address); with another server, cause the change \
+             there by hand"
+        ));
     }
 
     pub(super) async fn close(&mut self, target: CloseTarget) {
@@ -144,6 +186,14 @@ impl Lab {
                 self.call_tool(SERVER_TOOLS.list_faults, json!({})).await;
             }
             Some(n) => {
+                // Named locally, with the nearest names, before any server is asked.
+                if let Err(e) = n.parse::<mock_server::fault::Fault>() {
+                    self.error(
+                        e.to_string()
+                            .replace("`--list-faults` lists them", "`fault` alone lists them"),
+                    );
+                    return;
+                }
                 self.call_tool(SERVER_TOOLS.set_fault, json!({"name": n, "on": on}))
                     .await;
             }

@@ -27,6 +27,7 @@ use anyhow::Context;
 
 use crate::global::Global;
 use render::Look;
+pub(crate) use render::{FaultRow, fault_table};
 use runner::{Lapses, Predictor, Runner, Scripted};
 use session::{Lab, Sink, Stdout};
 
@@ -124,13 +125,17 @@ impl Predictor for AskUser<'_> {
 
 pub fn run(args: Args, g: &Global) -> anyhow::Result<ExitCode> {
     if args.list {
-        for s in scenario::all()? {
-            let t = match s.scenario.transport {
-                scenario::Transport::Http => "http",
-                scenario::Transport::Stdio => "stdio",
-            };
-            println!("{:<22} {:<5} {}", s.scenario.id, t, s.scenario.summary);
-        }
+        let rows: Vec<(String, String)> = scenario::all()?
+            .into_iter()
+            .map(|s| {
+                let t = match s.scenario.transport {
+                    scenario::Transport::Http => "http",
+                    scenario::Transport::Stdio => "stdio",
+                };
+                (s.scenario.id, format!("({t}) {}", s.scenario.summary))
+            })
+            .collect();
+        println!("{}", crate::term::columns(&rows, "", crate::term::width()));
         println!("\nrun one with: mcp-tutor lab --scenario NAME");
         return Ok(ExitCode::SUCCESS);
     }

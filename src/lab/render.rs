@@ -106,7 +106,9 @@ fn ascii_punctuation(s: String) -> String {
     if s.is_ascii() {
         return s;
     }
-    s.replace('—', "-")
+    s.replace(" · ", ", ")
+        .replace('·', " ")
+        .replace('—', "-")
         .replace('…', "...")
         .replace('→', "->")
         .replace('←', "<-")
@@ -118,7 +120,17 @@ fn ascii_punctuation(s: String) -> String {
 /// One event as text, ending in a newline (empty for events that show nothing).
 pub fn render(ev: &TranscriptEvent, look: Look) -> String {
     // Filled to the terminal with hanging indents; wire text, JSON and the timeline as drawn.
-    let text = crate::term::hang_prose(&render_styled(ev, look), crate::term::width());
+    // Prose written with line breaks (narration, a prediction's why) is filled first, a
+    // paragraph at a time; what is filled already passes the second fill unchanged.
+    let width = crate::term::width();
+    let mut text = crate::term::hang_prose(&render_styled(ev, look, width), width);
+    // The mock's fault list, laid out in columns already: a second fill would undo them.
+    if let TranscriptEvent::Reply { message, .. } = ev
+        && let Some(rows) = super::summary::listed_faults(message)
+    {
+        text.push_str(&fault_table(&rows, "    ", width));
+        text.push('\n');
+    }
     if look.plain {
         ascii_punctuation(text)
     } else {
@@ -126,7 +138,8 @@ pub fn render(ev: &TranscriptEvent, look: Look) -> String {
     }
 }
 
-fn render_styled(ev: &TranscriptEvent, look: Look) -> String {
+fn render_styled(ev: &TranscriptEvent, look: Look, width: usize) -> String {
+    use crate::term::{reflow, wrap_to};
     let m = marks(look.plain);
     let mut out = String::new();
     match ev {
@@ -139,7 +152,8 @@ fn render_styled(ev: &TranscriptEvent, look: Look) -> String {
         }
         TranscriptEvent::Say { text } => {
             out.push('\n');
-            out.push_str(&indent(text.trim_end(), ""));
+            out.push_str(&reflow(text.trim_end(), width));
+            out.push('\n');
         }
         TranscriptEvent::Question {
             prompt, choices, ..
@@ -150,7 +164,11 @@ fn render_styled(ev: &TranscriptEvent, look: Look) -> String {
                 paint("predict:", Style::new().yellow().bold())
             );
             for (c, choice) in (b'a'..).map(char::from).zip(choices) {
-                let _ = writeln!(out, "  {c}) {choice}");
+                let _ = writeln!(
+                    out,
+                    "{}",
+                    wrap_to(choice, &format!("  {c}) "), "     ", width)
+                );
             }
         }
         TranscriptEvent::Answer {
@@ -179,7 +197,10 @@ fn render_styled(ev: &TranscriptEvent, look: Look) -> String {
                 Style::new().bold()
             };
             let _ = writeln!(out, "{}", paint(&verdict, style));
-            out.push_str(&indent(why.trim_end(), "  "));
+            out.push_str(&indent(
+                &reflow(why.trim_end(), width.saturating_sub(2)),
+                "  ",
+            ));
             if *lapse_recorded {
                 let _ = writeln!(out, "  (card {card} comes back sooner in `mcp-tutor quiz`)");
             }
@@ -324,4 +345,31 @@ fn render_styled(ev: &TranscriptEvent, look: Look) -> String {
         }
     }
     out
+}
+
+/// One fault as the catalogue or a running server describes it.
+pub struct FaultRow {
+    pub name: &'static str,
+    /// Whether a running server has it on (`None`: the catalogue, no server).
+    pub on: Option<bool>,
+    pub rule: String,
+    pub spec: String,
+}
+
+/// The faults in two columns, the rule each breaks beside its name and where the rule is
+/// written under it (`--list-faults`, and the lab's `fault`).
+pub fn fault_table(rows: &[FaultRow], indent: &str, width: usize) -> String {
+    let rows: Vec<(String, String)> = rows
+        .iter()
+        .map(|r| {
+            let term = match r.on {
+                Some(true) => format!("[on ] {}", r.name),
+                Some(false) => format!("[off] {}", r.name),
+                None => r.name.to_owned(),
+            };
+            let pointer = crate::rules_doc::pointer(&r.spec);
+            (term, format!("{}\nspec: {pointer}", r.rule))
+        })
+        .collect();
+    crate::term::columns(&rows, indent, width)
 }

@@ -154,17 +154,14 @@ pub fn find(id: &str) -> anyhow::Result<ScenarioFile> {
     if let Some(s) = all.iter().find(|s| s.scenario.id == id) {
         return Ok(s.clone());
     }
-    let names: Vec<_> = all.iter().map(|s| s.scenario.id.as_str()).collect();
-    let near = names
-        .iter()
-        .map(|n| (strsim::levenshtein(n, id), *n))
-        .min()
-        .filter(|(d, _)| *d <= 3)
-        .map(|(_, n)| format!("did you mean `{n}`? "))
-        .unwrap_or_default();
     bail!(
-        "no scenario `{id}`: {near}known: {} (see `mcp-tutor lab --list`)",
-        names.join(", ")
+        "{}",
+        mock_server::names::unknown(
+            "scenario",
+            id,
+            all.iter().map(|s| s.scenario.id.as_str()),
+            "`mcp-tutor lab --list` lists them"
+        )
     )
 }
 

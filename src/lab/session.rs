@@ -61,6 +61,8 @@ pub struct Lab {
     pub failed: bool,
     /// The server's tools, as its last tools/list named them (completion after `call`).
     pub tool_names: Vec<String>,
+    /// That list was the whole of it (no further page), so a tool missing from it is missing.
+    pub(super) tools_complete: bool,
     /// Everything the careful client knows, and how it reads what arrives.
     pub st: State,
 }
@@ -82,6 +84,7 @@ impl Lab {
             events: Vec::new(),
             failed: false,
             tool_names: Vec::new(),
+            tools_complete: false,
             st: State::new(ack_timeout, stdio),
         }
     }
@@ -228,7 +231,9 @@ impl Lab {
             }
             Step::Reset => self.reset().await,
             Step::Help(topic) => {
-                let t = help_text(topic.as_deref());
+                // Shown indented by two (`info`).
+                let width = crate::term::width().saturating_sub(2);
+                let t = help_text(topic.as_deref(), width);
                 self.info(t);
             }
             Step::Predict(_) => {
@@ -310,6 +315,7 @@ impl Lab {
             && reply.result_field("tools").is_some()
         {
             self.tool_names = reply.listed_names("tools", "name");
+            self.tools_complete = reply.next_cursor().is_none();
         }
     }
 

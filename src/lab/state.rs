@@ -96,21 +96,23 @@ impl State {
         }
     }
 
-    /// After the learner's own `drop`, an end with no result is what was asked for, not the
-    /// server skipping its graceful close: say so instead of flagging it.
-    fn asked_for_drop(&self, mut verdicts: Vec<RuleVerdict>) -> Vec<RuleVerdict> {
-        if self.dropped {
-            for v in verdicts
-                .iter_mut()
-                .filter(|v| !v.ok && v.rule == "graceful-close")
-            {
-                v.ok = true;
-                v.detail = "no result, as you asked (`drop`): a server ending a subscription on \
-                            its own SHOULD send the result first"
-                    .to_owned();
-            }
+    /// After the learner's own `drop`, an end with no result is what was asked for: whether
+    /// the server would have closed gracefully was not tested, so graceful-close gets no
+    /// verdict either way. Returns the verdicts left and, when one was taken out, the words
+    /// that say so.
+    fn asked_for_drop(&self, mut verdicts: Vec<RuleVerdict>) -> (Vec<RuleVerdict>, Option<String>) {
+        if !self.dropped {
+            return (verdicts, None);
         }
-        verdicts
+        let before = verdicts.len();
+        verdicts.retain(|v| v.rule != "graceful-close");
+        let note = (verdicts.len() < before).then(|| {
+            "graceful-close not judged: you dropped the stream (`drop`), so the server had no \
+             chance to close it; a server ending a subscription on its own SHOULD send the \
+             result first (`close` shows it)"
+                .to_owned()
+        });
+        (verdicts, note)
     }
 
     /// The events produced since the last call, in order, for the lab to show.
@@ -300,7 +302,7 @@ impl State {
                 self.expecting.retain(|e| e != &stream);
                 self.flooding.retain(|f| f.as_ref() != Some(&stream));
                 let found = self.checks.ended(Some(&stream), clean);
-                let verdicts = self.asked_for_drop(found);
+                let (verdicts, unjudged) = self.asked_for_drop(found);
                 let Some(sub) = self.sub_mut(&stream) else {
                     return Vec::new();
                 };
@@ -313,7 +315,7 @@ impl State {
                     _ => {
                         sub.state = SubState::Broken;
                         let cause = if self.dropped {
-                            "you made the server vanish (`drop`): this is what a transport loss looks like"
+                            "you made the server vanish with `drop`: this is what a transport loss looks like"
                         } else {
                             "transport loss, or a server that skips the graceful close"
                         };
@@ -326,6 +328,10 @@ impl State {
                             ),
                         )
                     }
+                };
+                let note = match unjudged {
+                    Some(u) => format!("{note}\n{u}"),
+                    None => note,
                 };
                 self.say(TranscriptEvent::End {
                     stream: stream.to_value(),
@@ -340,18 +346,23 @@ impl State {
                 self.expecting.clear();
                 self.client(format!("the channel is gone: {why}"));
                 let found = self.checks.ended(None, false);
-                let mut verdicts = self.asked_for_drop(found);
+                let (mut verdicts, unjudged) = self.asked_for_drop(found);
                 for id in open {
                     let verdicts = std::mem::take(&mut verdicts);
                     if let Some(s) = self.sub_mut(&id) {
                         s.state = SubState::Broken;
                     }
+                    let mut note = "lost with the channel: after a reconnect the client MUST \
+                                    listen again; the server keeps no subscription state"
+                        .to_owned();
+                    if let Some(u) = &unjudged {
+                        note.push('\n');
+                        note.push_str(u);
+                    }
                     self.say(TranscriptEvent::End {
                         stream: id.to_value(),
                         how: EndKind::Abrupt,
-                        note: "lost with the channel: after a reconnect the client MUST listen \
-                               again; the server keeps no subscription state"
-                            .to_owned(),
+                        note,
                         verdicts,
                     });
                 }

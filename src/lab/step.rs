@@ -541,14 +541,11 @@ pub fn parse(line: &str) -> Result<Option<Step>, ParseError> {
     };
     let rest: Vec<&str> = words.collect();
     let Some(def) = find(head) else {
-        let near = step_names()
-            .map(|n| (strsim::levenshtein(n, head), n))
-            .min()
-            .filter(|(d, _)| *d <= 2)
-            .map(|(_, n)| format!(" — did you mean `{n}`?"))
-            .unwrap_or_default();
-        return Err(ParseError(format!(
-            "unknown step `{head}`{near} (type `help` for the list)"
+        return Err(ParseError(mock_server::names::unknown(
+            "step",
+            head,
+            step_names(),
+            "type `help` for the list",
         )));
     };
     let raw = line[head.len()..].trim();
@@ -557,27 +554,34 @@ pub fn parse(line: &str) -> Result<Option<Step>, ParseError> {
         .map_err(|why| ParseError(format!("{why} (usage: {})", def.usage)))
 }
 
-/// `help` alone: every step with a few words; `help STEP`: that step in detail.
-pub fn help_text(topic: Option<&str>) -> String {
+/// `help` alone: every step with a few words; `help STEP`: that step in detail. Filled to
+/// `width` columns.
+pub fn help_text(topic: Option<&str>, width: usize) -> String {
     match topic {
         Some(t) => match find(t) {
-            Some(h) => format!("{}\n\n{}\n", h.usage, h.what),
-            None => format!("no step `{t}`; `help` lists them all\n"),
+            Some(h) => format!("{}\n\n{}\n", h.usage, crate::term::reflow(h.what, width)),
+            None => format!(
+                "{}\n",
+                mock_server::names::unknown("step", t, step_names(), "`help` lists them all")
+            ),
         },
         None => {
-            let mut s = String::from("steps (help STEP for more):\n");
-            for h in STEPS {
-                if h.usage.len() > 34 {
-                    s.push_str(&format!("  {}\n  {:<34} {}\n", h.usage, "", h.brief));
-                } else {
-                    s.push_str(&format!("  {:<34} {}\n", h.usage, h.brief));
-                }
-            }
-            s.push_str(
-                "\nguided scenarios (predict, then watch the wire): `mcp-tutor lab --list`, then \
-                 `mcp-tutor lab --scenario NAME`\n",
-            );
-            s
+            let rows: Vec<(String, String)> = STEPS
+                .iter()
+                .map(|h| (h.usage.to_owned(), h.brief.to_owned()))
+                .collect();
+            format!(
+                "steps (help STEP for more):\n{}\n\n{}\n",
+                crate::term::columns(&rows, "  ", width),
+                crate::term::reflow(
+                    &format!(
+                        "guided scenarios (predict, then watch the wire): {}, then {}",
+                        crate::term::nobreak("`mcp-tutor lab --list`"),
+                        crate::term::nobreak("`mcp-tutor lab --scenario NAME`")
+                    ),
+                    width
+                )
+            )
         }
     }
 }

@@ -87,11 +87,11 @@ fn every_step_is_listed_documented_and_reachable() {
             assert_eq!(parse(&line).unwrap().map(|s| s.name()), Some(d.name));
         }
         assert!(
-            help_text(None).contains(d.usage),
+            help_text(None, 1000).contains(d.usage),
             "{} missing from help",
             d.name
         );
-        assert!(help_text(Some(d.name)).contains(d.what));
+        assert!(help_text(Some(d.name), 1000).contains(d.what));
         assert!(
             readme_steps.contains(&format!("`{}", d.name)),
             "{} is missing from the README's step table",

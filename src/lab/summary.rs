@@ -37,9 +37,39 @@ pub(super) fn summarise(method_name: &str, reply: Option<&Message>) -> String {
                 field("capabilities")
             )
         }
+        // The mock's fault list: its heading here, its rows laid out by the renderer.
+        _ if listed_faults(reply.raw()).is_some() => reply
+            .first_text("content")
+            .and_then(|t| t.lines().next())
+            .unwrap_or("faults:")
+            .to_owned(),
         _ => match reply.first_text("content") {
             Some(t) => t.to_owned(),
             None => format!("resultType {}", reply.result_type().unwrap_or(&Value::Null)),
         },
     }
+}
+
+/// The rows of a `test_list_faults` reply (`structuredContent.faults`), for the renderer.
+pub(super) fn listed_faults(message: &Value) -> Option<Vec<super::render::FaultRow>> {
+    let faults = message
+        .get("result")?
+        .get("structuredContent")?
+        .get("faults")?
+        .as_array()?;
+    faults
+        .iter()
+        .map(|f| {
+            let name = f.get("name")?.as_str()?;
+            let known = mock_server::fault::Fault::all()
+                .iter()
+                .find(|k| k.name() == name)?;
+            Some(super::render::FaultRow {
+                name: known.name(),
+                on: Some(f.get("on")?.as_bool()?),
+                rule: f.get("rule")?.as_str()?.to_owned(),
+                spec: f.get("spec")?.as_str()?.to_owned(),
+            })
+        })
+        .collect()
 }

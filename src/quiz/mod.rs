@@ -85,9 +85,10 @@ pub struct Args {
     /// At most this many questions this session (follow-ups and re-asks not counted).
     #[arg(long, value_name = "N")]
     pub limit: Option<usize>,
-    /// Number of questions in interview mode.
-    #[arg(short = 'n', long = "questions", value_name = "N", default_value_t = 5)]
-    pub questions: usize,
+    /// How many questions: an interview's length (default 5); in review and cram, the same as
+    /// --limit.
+    #[arg(short = 'n', long = "questions", value_name = "N")]
+    pub questions: Option<usize>,
     /// Your interview date: cards are ranked by the recall predicted for that day, and
     /// cards you would likely forget by then are included even if not yet due.
     #[arg(long, value_name = "YYYY-MM-DD")]
@@ -100,6 +101,30 @@ pub struct Args {
     pub interviewer: bool,
     #[command(flatten)]
     pub judge: crate::judge::JudgeArgs,
+}
+
+impl Args {
+    /// How many questions the session asks at most. `-n` and `--limit` say the same thing;
+    /// an interview is 5 questions unless told otherwise.
+    pub fn question_limit(&self, mode: ModeArg) -> Option<usize> {
+        let n = self.limit.or(self.questions);
+        match mode {
+            ModeArg::Interview => Some(n.unwrap_or(5).max(1)),
+            _ => n,
+        }
+    }
+
+    /// `-n` and `--limit` given with different numbers.
+    fn check_counts(&self) -> anyhow::Result<()> {
+        if let (Some(n), Some(l)) = (self.questions, self.limit)
+            && n != l
+        {
+            anyhow::bail!(
+                "-n {n} and --limit {l} both say how many questions to ask: give one of them"
+            );
+        }
+        Ok(())
+    }
 }
 
 /// FNV-1a, 64-bit: a hash that stays the same across Rust versions and machines, for card
@@ -146,6 +171,7 @@ pub fn first_question(args: Args, g: &Global, out: Box<dyn std::io::Write>) -> a
             width: 80,
             followup_next: false,
             interviewer: false,
+            again_next: false,
         },
     )?;
     session.show_first();

@@ -95,7 +95,6 @@ pub fn build(args: &Args, mode: ModeArg, cx: &Context) -> Vec<String> {
         ModeArg::Interview => {
             let mut v = all;
             rank_by_recall(&mut v, cx, horizon(args, cx.now));
-            v.truncate(args.questions.max(1));
             v
         }
         ModeArg::Review => {
@@ -106,7 +105,7 @@ pub fn build(args: &Args, mode: ModeArg, cx: &Context) -> Vec<String> {
             }
         }
     };
-    if let Some(n) = args.limit {
+    if let Some(n) = args.question_limit(mode) {
         out.truncate(n);
     }
     out

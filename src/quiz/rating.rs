@@ -14,6 +14,9 @@ pub struct Effort {
     pub hints: u32,
     /// Go-deeper rungs read before answering.
     pub deeper_before: u32,
+    /// The card was failed minutes ago (earlier in this session, or it is still on its first
+    /// (re)learning step): its answer is fresh in mind, so `easy` would overstate it.
+    pub failed_recently: bool,
 }
 
 /// The suggestion and, when something held it down, the ceiling and why.
@@ -60,6 +63,10 @@ pub fn suggest(grade: &Grade, e: &Effort) -> Suggestion {
         ));
     } else if e.seconds > e.basics_target as f32 {
         cap = min(cap, Rating::Good);
+    }
+    if e.failed_recently && cap == Rating::Easy {
+        cap = Rating::Good;
+        reasons.push("you failed it minutes ago".to_string());
     }
     let all_points = grade.points.iter().all(|p| p.hit);
     let base = match grade.verdict {
@@ -159,6 +166,16 @@ mod tests {
         let mut e = effort(5.0);
         e.deeper_before = 1;
         assert_eq!(suggest(&g, &e).cap, Rating::Hard);
+    }
+
+    #[test]
+    fn a_card_failed_minutes_ago_is_never_easy() {
+        let g = grade(Verdict::Pass, true, false);
+        let mut e = effort(5.0);
+        e.failed_recently = true;
+        let s = suggest(&g, &e);
+        assert_eq!((s.rating, s.cap), (Rating::Good, Rating::Good));
+        assert!(s.reasons.iter().any(|r| r.contains("minutes ago")));
     }
 
     #[test]

@@ -252,8 +252,15 @@ fn a_wrong_path_is_named_as_a_404_not_twelve_failures() {
     let err = cannot_check(&["--timeout", "5", &url]);
     assert_exact(
         err.as_bytes(),
+        &format!("error: HTTP 404 Not Found from {url}: nothing is served at this path\n"),
+    );
+    // The path is /mcp already, so it is not questioned; another path is.
+    let other = url.replace("/mcp", "/api");
+    let err = cannot_check(&["--timeout", "5", &other]);
+    assert_exact(
+        err.as_bytes(),
         &format!(
-            "error: HTTP 404 from {url} without a JSON-RPC reply: not an MCP endpoint — is the path /mcp?\n"
+            "error: HTTP 404 Not Found from {other}: nothing is served at this path (MCP servers usually serve /mcp: is the path right?)\n"
         ),
     );
 }
@@ -271,7 +278,27 @@ fn a_web_page_is_named_as_one() {
     assert_exact(
         err.as_bytes(),
         &format!(
-            "error: HTTP 200 from {url} is a web page (text/html; charset=utf-8), not an MCP endpoint — is the path /mcp?\n"
+            "error: HTTP 200 OK from {url} is a web page (text/html; charset=utf-8), not an MCP endpoint\n"
+        ),
+    );
+}
+
+/// Python's `http.server` on the right path: POST is answered 501 with an HTML page. What was
+/// wrong is the method, not the path.
+#[test]
+fn a_plain_web_server_refusing_post_is_named_for_what_it_is() {
+    let url = serve(|_| {
+        Reply::Raw(
+            501,
+            "text/html;charset=utf-8",
+            "<!DOCTYPE HTML><html><body><h1>Error response</h1><p>Error code: 501</p><p>Message: Unsupported method ('POST').</p></body></html>".into(),
+        )
+    });
+    let err = cannot_check(&["--timeout", "5", &url]);
+    assert_exact(
+        err.as_bytes(),
+        &format!(
+            "error: HTTP 501 Not Implemented from {url}: this server does not take POST requests, so it is no MCP endpoint (MCP over HTTP is JSON-RPC in POST requests); it may be a plain web server\n"
         ),
     );
 }

@@ -319,8 +319,47 @@ fn show_unknown_card_fails_with_a_hint() {
         .args(["--decks", GOOD, "decks", "show", "demo/nope"])
         .assert()
         .failure()
-        .stderr(contains("unknown card `demo/nope`"))
+        .stderr(contains("no card `demo/nope`"))
         .stderr(contains("decks list"));
+    tutor(&t)
+        .args(["--decks", GOOD, "decks", "show", "demo/ack-frist"])
+        .assert()
+        .failure()
+        .stderr(contains(
+            "no card `demo/ack-frist`: did you mean `demo/ack-first`?",
+        ));
+}
+
+/// A mistyped kind names the kind meant, once (it listed the kinds twice and suggested none).
+#[test]
+fn a_mistyped_kind_gets_the_nearest_kind() {
+    let t = tmp();
+    let dir = t.path().join("decks");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("k.toml"),
+        "[deck]\nid = \"k\"\ntitle = \"K\"\n\n[[cards]]\nid = \"x\"\nkind = \"choise\"\nquestion = \"Q?\"\n",
+    )
+    .unwrap();
+    let out = tutor(&t)
+        .arg("--decks")
+        .arg(&dir)
+        .args(["decks", "check"])
+        .assert()
+        .failure()
+        .get_output()
+        .stderr
+        .clone();
+    let err = String::from_utf8_lossy(&out);
+    assert!(
+        err.contains("k.toml:7:8: no kind `choise`: did you mean `choice`?"),
+        "{err}"
+    );
+    assert_eq!(
+        err.matches("spot-the-bug").count(),
+        1,
+        "the kinds once: {err}"
+    );
 }
 
 /// The README's deck-format examples, put together, are a deck that passes `decks check`.
@@ -471,7 +510,7 @@ fn check_fails_when_the_right_option_is_the_longest_too_often() {
 #[test]
 fn why_a_rule_prints_keyword_cards_check_lab_and_spec_url() {
     let t = tmp();
-    tutor(&t)
+    let out = tutor(&t)
         .args(["why", "ack-first"])
         .assert()
         .success()
@@ -483,31 +522,75 @@ fn why_a_rule_prints_keyword_cards_check_lab_and_spec_url() {
         .stdout(contains(
             "https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/subscriptions#acknowledgment",
         ))
-        .stdout(contains("reference: docs/rules.md#ack-first"));
+        .get_output()
+        .stdout
+        .clone();
+    // A path into the repository is no use to an installed binary.
+    assert!(!String::from_utf8_lossy(&out).contains("docs/rules.md"));
 }
 
+/// Every address of every reference, once each; a rules.md reference is the command that
+/// prints that rule, never the repository path.
 #[test]
-fn why_a_card_prints_its_rules_and_followable_spec_links() {
+fn why_a_card_prints_each_spec_address_once_and_every_address_of_a_rule() {
     let t = tmp();
-    tutor(&t)
+    let out = tutor(&t)
         .args(["why", "lifecycle/teardown-tension"])
         .assert()
         .success()
         .stdout(contains("teardown-tension  [tension]"))
-        .stdout(contains(
-            "SUB §Graceful Closure  https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/subscriptions#graceful-closure",
-        ))
-        .stdout(contains("cannot be followed").not());
+        .stdout(contains("cannot be followed").not())
+        .get_output()
+        .stdout
+        .clone();
+    let out = String::from_utf8(out).unwrap();
+    assert!(out.contains("SUB §Graceful Closure\n      https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/subscriptions#graceful-closure"), "{out}");
+    let urls: Vec<&str> = out
+        .lines()
+        .map(str::trim)
+        .filter(|l| l.starts_with("https://"))
+        .collect();
+    let mut unique = urls.clone();
+    unique.sort_unstable();
+    unique.dedup();
+    assert_eq!(urls.len(), unique.len(), "an address printed twice:\n{out}");
+    assert!(!out.contains("docs/rules.md"), "{out}");
+
+    // A rule citing three sections shows all three addresses.
+    let rule = tutor(&t)
+        .args(["why", "teardown-tension"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let rule = String::from_utf8(rule).unwrap();
+    for u in [
+        "subscriptions#graceful-closure",
+        "patterns/cancellation\n",
+        "specification/2026-07-28/schema",
+    ] {
+        assert!(rule.contains(u), "{u}:\n{rule}");
+    }
 }
 
 #[test]
-fn why_something_unknown_fails_and_suggests() {
+fn why_something_unknown_fails_and_suggests_the_nearest_names() {
     let t = tmp();
     tutor(&t)
-        .args(["why", "ack"])
+        .args(["why", "ack-frist"])
         .assert()
         .failure()
-        .stderr(contains("Did you mean: ack-first"));
+        .stderr(contains(
+            "no rule or card `ack-frist`: did you mean `ack-first`?",
+        ))
+        // Not every id there is.
+        .stderr(contains("tag-present").not());
+    tutor(&t)
+        .args(["why", "subscriptions/ack-nmae"])
+        .assert()
+        .failure()
+        .stderr(contains("did you mean `subscriptions/ack-name`?"));
 }
 
 #[test]

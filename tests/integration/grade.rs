@@ -3,6 +3,7 @@
 
 use mcp_tutor::deck::Library;
 use mcp_tutor::grader::{self, Grade, Rating, Verdict};
+use predicates::prelude::*;
 use predicates::str::contains;
 
 use crate::decks::{GOOD, tutor};
@@ -84,7 +85,12 @@ fn cli_rejects_an_unknown_card() {
         .args(["--decks", GOOD, "grade", "demo/missing", "x"])
         .assert()
         .failure()
-        .stderr(contains("unknown card `demo/missing`"));
+        .stderr(contains("no card `demo/missing`"));
+    tutor(&t)
+        .args(["--decks", GOOD, "grade", "demo/ack-frist", "x"])
+        .assert()
+        .failure()
+        .stderr(contains("did you mean `demo/ack-first`?"));
 }
 
 #[test]
@@ -484,4 +490,61 @@ fn cloze_over_json_closes_objects_and_blanks_apart() {
         .assert()
         .success()
         .stdout(contains("json/error-reply  PASS"));
+}
+
+/// An order card's checklist names each place in words and the label the item was shown
+/// with, so "you said “2”" reads against "(shown as 2)", not against a position number.
+#[test]
+fn an_order_checklist_pairs_what_was_said_with_the_shown_label() {
+    let t = tempfile::tempdir().expect("tmp");
+    let out = tutor(&t)
+        .args([
+            "--width",
+            "200",
+            "--decks",
+            GOOD,
+            "grade",
+            "demo/stream-order",
+            "2 4 1 3",
+        ])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let out = String::from_utf8(out).unwrap();
+    assert!(
+        out.contains(
+            "✓ 1st in order: subscriptions/listen request (shown as 2) (required) — you said “2”"
+        ),
+        "{out}"
+    );
+    assert!(!out.contains("✓ 1. "), "{out}");
+}
+
+/// An answer longer than the grading cap says in the text output that it was cut (only
+/// `--json` said so).
+#[test]
+fn an_answer_over_the_cap_says_it_was_cut() {
+    let t = tempfile::tempdir().expect("tmp");
+    let long = "the ack comes first ".repeat(1_500);
+    tutor(&t)
+        .args(["--decks", GOOD, "grade", "demo/ack-first"])
+        .write_stdin(long)
+        .assert()
+        .success()
+        .stdout(contains(
+            "only the first 20,000 bytes of this answer were graded",
+        ));
+    tutor(&t)
+        .args([
+            "--decks",
+            GOOD,
+            "grade",
+            "demo/ack-first",
+            "the ack comes first",
+        ])
+        .assert()
+        .success()
+        .stdout(contains("were graded").not());
 }

@@ -253,6 +253,23 @@ fn a_mistyped_step_is_explained_and_fails_the_script() {
         .assert()
         .failure()
         .stdout(predicates::str::contains("did you mean `listen`?"));
+    // A mistyped fault, in the lab and on its command line: the nearest name, one phrasing.
+    tutor(home.path())
+        .arg("lab")
+        .write_stdin("fault no-akc on\n")
+        .assert()
+        .failure()
+        .stdout(predicates::str::contains(
+            "no fault `no-akc`: did you mean `no-ack`? (`fault` alone lists them",
+        ));
+    tutor(home.path())
+        .args(["lab", "--fault", "untaged"])
+        .write_stdin("quit\n")
+        .assert()
+        .failure()
+        .stderr(predicates::str::contains(
+            "no fault `untaged`: did you mean `untagged`?",
+        ));
 }
 
 #[test]

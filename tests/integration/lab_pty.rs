@@ -152,3 +152,33 @@ fn an_interactive_scenario_asks_before_each_step_then_hands_over_to_the_repl() {
     assert_eq!(reviews.len(), 1, "one lapse, for the wrong prediction");
     assert_eq!(reviews[0].card, "subscriptions/listen-first-message");
 }
+
+/// `drop` cuts the stream on purpose: the verdict line says graceful-close was not judged,
+/// never that it was kept.
+#[test]
+fn after_drop_graceful_close_is_not_judged_either_way() {
+    let home = tempfile::tempdir().expect("tmp");
+    let mut cmd = Command::new(bin());
+    cmd.args(["--plain", "--width", "200", "lab"])
+        .env("MCP_TUTOR_HOME", home.path())
+        .env("HOME", home.path())
+        .env("NO_COLOR", "1")
+        .env("TERM", "xterm");
+    let mut p = spawn_command(cmd, Some(30_000)).expect("spawn the lab in a pty");
+    p.exp_string("lab> ").expect("first prompt");
+    enter(&mut p, "listen tools");
+    p.exp_string("notifications/subscriptions/acknowledged")
+        .expect("the ack is shown");
+    p.exp_string("lab> ").expect("prompt again");
+    enter(&mut p, "drop");
+    let seen = p
+        .exp_string("graceful-close not judged: you dropped the stream")
+        .expect("the verdict says it was not judged");
+    assert!(!seen.contains("ok graceful-close"), "{seen}");
+    p.exp_string("lab> ").expect("prompt again");
+    enter(&mut p, "status");
+    let after = p.exp_string("lab> ").expect("status ran");
+    assert!(!after.contains("ok graceful-close"), "{after}");
+    enter(&mut p, "quit");
+    p.exp_eof().expect("the lab exits");
+}

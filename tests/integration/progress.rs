@@ -46,6 +46,31 @@ fn export_jsonl_and_csv_hold_the_same_reviews() {
     assert_eq!(jsonl[0]["at"], "2026-11-29T10:00:00Z");
 }
 
+/// Scores to two decimals, as `grade --json` writes them (the store's 32-bit float printed
+/// 0.2857142984867096), in both formats.
+#[test]
+fn export_rounds_scores_like_grade() {
+    let home = tempfile::tempdir().unwrap();
+    let good = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/decks/good");
+    tutor(home.path(), DAY1)
+        .arg("--decks")
+        .arg(&good)
+        .args(["quiz", "--card", "demo/ack-first"])
+        .write_stdin("notifications/subscriptions/acknowledged\n\n\nquit\n")
+        .assert()
+        .success();
+    let jsonl = export(home.path());
+    assert_eq!(jsonl[0]["score"], serde_json::json!(0.29), "{}", jsonl[0]);
+    let csv = tutor(home.path(), DAY1)
+        .args(["progress", "export", "--format", "csv"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    assert!(String::from_utf8(csv).unwrap().contains(",0.29,"));
+}
+
 #[test]
 fn reset_asks_first_and_then_forgets() {
     let home = tempfile::tempdir().unwrap();

@@ -325,13 +325,40 @@ fn filters_that_match_nothing_are_an_error_that_says_where_to_look() {
         .write_stdin("")
         .assert()
         .code(2)
-        .stderr(predicates::str::contains("mcp-tutor decks list"));
+        .stderr(predicates::str::contains(
+            "no tag `no-such-tag` (`mcp-tutor decks export --format json` lists each card's tags)",
+        ));
     tutor(home.path(), DAY1)
         .args(["quiz", "--card", "qz/no-such-card"])
         .write_stdin("")
         .assert()
         .code(2)
         .stderr(predicates::str::contains("no card `qz/no-such-card`"));
+}
+
+/// One phrasing, the nearest names, for every mistyped filter.
+#[test]
+fn mistyped_cards_decks_and_tags_get_the_nearest_names() {
+    let home = tempfile::tempdir().unwrap();
+    for (args, want) in [
+        (
+            ["--card", "qz/first-mesage"],
+            "no card `qz/first-mesage`: did you mean `qz/first-message`?",
+        ),
+        (["--deck", "qzz"], "no deck `qzz`: did you mean `qz`?"),
+        (
+            ["--tag", "acknowledgment"],
+            "no tag `acknowledgment`: did you mean `acknowledgement`?",
+        ),
+    ] {
+        tutor(home.path(), DAY1)
+            .arg("quiz")
+            .args(args)
+            .write_stdin("")
+            .assert()
+            .code(2)
+            .stderr(predicates::str::contains(want));
+    }
 }
 
 /// The whole screen of a `--plain` session: words instead of symbols, no box drawing, no
@@ -341,12 +368,17 @@ fn plain_transcript_layout() {
     let out = transcript(&["--plain"]);
     assert!(!out.contains('\u{1b}') && !out.contains('─') && !out.contains('✓'));
     // What `--plain` promises: no decorative glyph a screen reader would read out.
-    for glyph in ['⏱', '“', '”', '—', '§'] {
+    for glyph in ['⏱', '“', '”', '—', '§', '·'] {
         assert!(!out.contains(glyph), "{glyph} in {out}");
     }
     // A follow-up says so in its own header, not on an orphan line before a blank one.
     assert!(!out.lines().any(|l| l.trim() == "follow-up:"), "{out}");
-    assert!(out.contains("qz/first-followup · follow-up ·"), "{out}");
+    assert!(out.contains("qz/first-followup, follow-up,"), "{out}");
+    // A correction cites sections by short name: the command that gives their addresses.
+    assert!(
+        out.contains("the sections cited, with their addresses: mcp-tutor why qz/first-message"),
+        "{out}"
+    );
     insta::assert_snapshot!(out);
 }
 
@@ -393,10 +425,12 @@ fn transcript(extra: &[&str]) -> String {
     // The grader's score formula is the grader's business: keep it out of the layout snapshot.
     let out: String = out
         .lines()
-        .map(|l| match (l.find("score "), l.find("% ·")) {
-            (Some(a), Some(b)) if a < b => format!("{}score [N]{}\n", &l[..a], &l[b..]),
-            _ => format!("{l}\n"),
-        })
+        .map(
+            |l| match (l.find("score "), l.find("% ·").or_else(|| l.find("%,"))) {
+                (Some(a), Some(b)) if a < b => format!("{}score [N]{}\n", &l[..a], &l[b..]),
+                _ => format!("{l}\n"),
+            },
+        )
         .collect();
     out
 }
@@ -610,4 +644,65 @@ fn a_name_it_card_keeps_its_own_short_target() {
     assert!(out.contains("targets 5 s basics / 5 s solid"), "{out}");
     // The pinned 5 s answer is within the 5 s target, not over it.
     assert!(out.contains("5 s (within the 5 s basics)"), "{out}");
+}
+
+/// The question counter counts questions: a re-ask after a red flag keeps its number and adds
+/// nothing to the total, and quitting with only the re-ask left reports nothing as not asked.
+#[test]
+fn a_reask_keeps_its_number_and_is_not_counted_as_not_asked() {
+    let home = tempfile::tempdir().unwrap();
+    let out = session(
+        home.path(),
+        DAY1,
+        &["interview", "-n", "1", "--card", "qz/first-message"],
+        "It is a handshake: notifications/subscriptions/acknowledged.\n\n\n\
+         time out and retry\n\n\n",
+    );
+    assert!(out.contains("[1/1] qz/first-message"), "{out}");
+    assert!(out.contains("[2/2] qz/first-followup · follow-up"), "{out}");
+    assert!(
+        out.contains("[1/2] qz/first-message · asked again after a red flag"),
+        "{out}"
+    );
+    assert!(!out.contains("/3]"), "{out}");
+    // Quit at the re-ask: the one question asked twice is not "not asked".
+    let home = tempfile::tempdir().unwrap();
+    let out = session(
+        home.path(),
+        DAY1,
+        &["interview", "-n", "1", "--card", "qz/first-message"],
+        "It is a handshake: notifications/subscriptions/acknowledged.\n\n\n\
+         time out and retry\n\n\nquit\n",
+    );
+    assert!(!out.contains("not asked in this interview"), "{out}");
+}
+
+/// `-n` says how many questions in every mode: an interview's length, and in review or cram
+/// the same as --limit (it was silently ignored outside interviews); the two disagreeing is
+/// an error.
+#[test]
+fn dash_n_counts_questions_in_every_mode() {
+    let home = tempfile::tempdir().unwrap();
+    let out = session(
+        home.path(),
+        DAY1,
+        &["cram", "--deck", "qz", "-n", "2"],
+        "quit\n",
+    );
+    assert!(flat(&out).contains("· 2 questions ·"), "{out}");
+    let out = session(
+        home.path(),
+        DAY1,
+        &["--interviewer", "--deck", "qz", "-n", "2"],
+        "quit\n",
+    );
+    assert!(flat(&out).contains("· 2 questions ·"), "{out}");
+    tutor(home.path(), DAY1)
+        .args(["quiz", "-n", "2", "--limit", "3"])
+        .write_stdin("")
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains(
+            "-n 2 and --limit 3 both say how many questions to ask",
+        ));
 }

@@ -99,8 +99,8 @@ fn pty_session_answer_hint_undo_rate_quit_resume() {
     assert_eq!(rated(home.path()).len(), 2);
 }
 
-/// The answer clock ticks while the user thinks (no keypress needed), and a tick redrawing
-/// the prompt leaves what was typed before it intact. `--plain` shows no clock.
+/// The answer clock ticks in the prompt while the user thinks (no keypress needed), and a tick
+/// redrawing the prompt leaves what was typed before it intact. `--plain` shows no clock.
 #[test]
 fn pty_clock_ticks_without_a_keypress_and_keeps_the_typed_line() {
     let home = tempfile::tempdir().unwrap();
@@ -119,17 +119,16 @@ fn pty_clock_ticks_without_a_keypress_and_keeps_the_typed_line() {
             .args(["quiz", "--card", "qz/first-message"]);
         rexpect::session::spawn_command(c, Some(30_000)).unwrap()
     };
-    // rexpect reads the pty byte by byte as Latin-1, so `⏱` and `“` are matched as "any
-    // three bytes" (`.{3}`).
+    // rexpect reads the pty byte by byte as Latin-1, so `·` and `“` are matched as "any
+    // two or three bytes" (`.{2}`, `.{3}`).
     let mut p = spawn(&[]);
-    p.exp_string("] > ").unwrap();
-    p.exp_regex(r"> +.{3} 0:00").unwrap();
+    p.exp_regex(r"\[0:00 .{2} basics 20s\] > ").unwrap();
     // Nothing typed: the face still turns.
-    p.exp_regex(r"> +.{3} 0:02").unwrap();
+    p.exp_regex(r"\[0:02 .{2} basics 20s\] > ").unwrap();
     // Half a line, then a tick, then the rest: the tick redraws, the line buffer stays.
     p.send("notifications/subscriptions/").unwrap();
     p.flush().unwrap();
-    p.exp_regex(r"> notifications/subscriptions/ +.{3} 0:04")
+    p.exp_regex(r"\[0:04 .{2} basics 20s\] > notifications/subscriptions/")
         .unwrap();
     p.send_line("acknowledged comes first").unwrap();
     p.exp_string("]  ... ").unwrap();
@@ -144,9 +143,60 @@ fn pty_clock_ticks_without_a_keypress_and_keeps_the_typed_line() {
     p.exp_string("answer (targets 20 s / 40 s)> ").unwrap();
     p.send_line("quit").unwrap();
     let rest = p.exp_eof().unwrap();
-    // `⏱` is U+23F1: its UTF-8 bytes E2 8F B1, read as Latin-1.
-    assert!(!rest.contains("\u{e2}\u{8f}\u{b1}"), "{rest}");
+    assert!(!rest.contains("basics 20s]"), "{rest}");
     assert!(rest.contains("quit"), "{rest}");
+}
+
+/// Long lines, typed or pasted, reach the grader exactly as sent: a line longer than the piece
+/// rustyline edits at once is joined again without a break (the exact name straddles the
+/// seam), and a bracketed paste keeps its blank line inside one answer instead of ending it.
+#[test]
+fn pty_long_lines_and_pastes_reach_the_grader_whole() {
+    let home = tempfile::tempdir().unwrap();
+    let spawn = || {
+        let mut c = Command::new(bin());
+        c.env_clear()
+            .env("MCP_TUTOR_HOME", home.path())
+            .env("MCP_TUTOR_NOW", DAY1)
+            .env("MCP_TUTOR_ANSWER_SECS", "5")
+            .env("TZ", "UTC")
+            .env("NO_COLOR", "1")
+            .env("TERM", "xterm")
+            .env("HOME", home.path())
+            .arg("--decks")
+            .arg(fixtures())
+            .args(["quiz", "cram", "--card", "qz/first-message"]);
+        rexpect::session::spawn_command(c, Some(60_000)).unwrap()
+    };
+    // 1,010 bytes of filler, so the name crosses the 1,024th byte; then 3 kB more.
+    let filler = "so ".repeat(336) + "we";
+    let typed = format!(
+        "{filler} notifications/subscriptions/acknowledged {}",
+        "and then some ".repeat(220)
+    );
+    let mut p = spawn();
+    p.exp_string("] > ").unwrap();
+    p.send(&typed).unwrap();
+    p.send("\r\r").unwrap();
+    p.flush().unwrap();
+    p.exp_regex(r"you said\s+.{3}notifications/subscriptions/acknowledged.{3}")
+        .unwrap();
+    p.exp_string("easy > ").unwrap();
+    p.send_line("quit").unwrap();
+    p.exp_eof().unwrap();
+
+    // Two paragraphs in one bracketed paste: the name is only in the second.
+    let mut p = spawn();
+    p.exp_string("] > ").unwrap();
+    p.send("\x1b[200~The first paragraph says little.\r\rThe server sends notifications/subscriptions/acknowledged first.\x1b[201~")
+        .unwrap();
+    p.send("\r\r").unwrap();
+    p.flush().unwrap();
+    p.exp_regex(r"you said\s+.{3}notifications/subscriptions/acknowledged.{3}")
+        .unwrap();
+    p.exp_string("easy > ").unwrap();
+    p.send_line("quit").unwrap();
+    p.exp_eof().unwrap();
 }
 
 #[test]
@@ -351,4 +401,48 @@ fn a_changed_store_is_reported_before_the_first_question() {
         .failure()
         .stderr(predicates::str::contains("has no column `score`"))
         .stderr(predicates::str::contains("SELECT").not());
+}
+
+/// A red-flagged card in a one-card session comes straight back, but only after Enter, with
+/// the screen cleared of its answer; what is typed at that pause is not the answer. The
+/// second try is never suggested `easy`: the card was failed a minute ago.
+#[test]
+fn pty_a_reask_waits_for_enter_and_is_never_easy() {
+    let home = tempfile::tempdir().unwrap();
+    let good = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/decks/good");
+    let mut c = Command::new(bin());
+    c.env_clear()
+        .env("MCP_TUTOR_HOME", home.path())
+        .env("MCP_TUTOR_NOW", DAY1)
+        .env("MCP_TUTOR_ANSWER_SECS", "5")
+        .env("TZ", "UTC")
+        .env("NO_COLOR", "1")
+        .env("TERM", "xterm")
+        .env("HOME", home.path())
+        .arg("--decks")
+        .arg(good)
+        .args(["quiz", "--card", "demo/cancel-http"]);
+    let mut p = rexpect::session::spawn_command(c, Some(30_000)).unwrap();
+    p.exp_string("] > ").unwrap();
+    // A wrong option, named by its text (its letter changes with every showing).
+    p.send_line("It sends notifications/cancelled").unwrap();
+    p.exp_string("Enter = again").unwrap();
+    p.exp_string("easy > ").unwrap();
+    p.send("\r").unwrap();
+    p.flush().unwrap();
+    p.exp_string("red flag: this card comes back next.")
+        .unwrap();
+    p.exp_string("press Enter for the re-ask").unwrap();
+    // A command meant for the shell: dropped, not graded.
+    p.send_line("clear; ls").unwrap();
+    p.exp_string("\u{1b}[2J").unwrap();
+    p.exp_string("asked again after a red flag").unwrap();
+    p.exp_string("] > ").unwrap();
+    p.send_line("It closes the SSE response stream").unwrap();
+    p.exp_string("verdict: PASS").unwrap();
+    p.exp_string("you failed it minutes ago").unwrap();
+    p.exp_string("Enter = good").unwrap();
+    p.exp_string("easy > ").unwrap();
+    p.send_line("quit").unwrap();
+    p.exp_eof().unwrap();
 }

@@ -127,13 +127,19 @@ fn stats_report_reads_without_colour_or_box_drawing_in_plain_mode() {
     assert!(out.contains("Due today:"));
     assert!(out.contains("Forecast, next 14 days:"));
     assert!(
-        out.contains("True retention: 0% (0 of 1 reviews of graduated cards recalled)"),
+        out.contains("True retention: 0% (0 of 1 review of graduated cards recalled)"),
         "{out}"
     );
     assert!(out.contains("Your recurring misconceptions:"));
     assert!(out.contains("calling it a handshake"));
     assert!(out.contains("Readiness for 2026-12-20:"));
     assert!(!out.contains('█') && !out.contains('\u{1b}'));
+    // A screen reader reads `·` as "middle dot".
+    assert!(!out.contains('·'), "{out}");
+    assert!(
+        !out.contains(" 1 reviews") && !out.contains(" 1 lapses"),
+        "{out}"
+    );
 }
 
 #[test]
@@ -144,6 +150,62 @@ fn stats_on_an_empty_store() {
     assert_eq!(s["due_today"], 0);
     assert!(s["true_retention"]["rate"].is_null());
     assert!(s["exam"].is_null());
+    let text = tutor(home.path(), DAY1)
+        .arg("stats")
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let text = String::from_utf8(text).unwrap();
+    // One remark, not two parentheses in a row.
+    assert!(
+        text.contains("True retention: n/a, no graduated card reviewed yet\n"),
+        "{text}"
+    );
+    assert!(!text.contains(") ("), "{text}");
+}
+
+/// Choices are shown shuffled, so a deck-order letter names an option the learner never saw
+/// under it: stats names a wrong pick by its text, with the option's own correction.
+#[test]
+fn stats_name_a_wrong_pick_by_its_text_not_by_a_letter() {
+    let good = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/decks/good");
+    let home = tempfile::tempdir().unwrap();
+    let run = |script: &str| {
+        let out = tutor(home.path(), DAY1)
+            .env("MCP_TUTOR_SHUFFLE_SEED", "5")
+            .arg("--decks")
+            .arg(&good)
+            .args(["quiz", "--card", "demo/two-right"])
+            .write_stdin(script.to_string())
+            .assert()
+            .success()
+            .get_output()
+            .stdout
+            .clone();
+        String::from_utf8(out).unwrap()
+    };
+    let shown = run("skip\n");
+    let letter = shown
+        .lines()
+        .find_map(|l| l.strip_prefix("  ")?.strip_suffix(". subscriptions"))
+        .unwrap_or_else(|| panic!("the wrong option is shown: {shown}"))
+        .to_owned();
+    run(&format!("{letter}\n\n"));
+    let out = tutor(home.path(), DAY1)
+        .arg("--decks")
+        .arg(&good)
+        .arg("stats")
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let out = String::from_utf8(out).unwrap();
+    assert!(out.contains("1× picked “subscriptions”"), "{out}");
+    assert!(!out.contains("picked ("), "{out}");
+    assert!(out.contains("picks “toolsListChanged”"), "{out}");
 }
 
 /// The report filled to 60, 80 and 120 columns: no line over the width unless one word is,
@@ -216,7 +278,7 @@ fn a_card_failed_minutes_ago_is_weak_and_due_today() {
     let out = String::from_utf8(out).unwrap();
     assert!(!out.contains("100% recall now"), "{out}");
     assert!(out.contains("relearning       qz/name-key"), "{out}");
-    assert!(out.contains("Due today: 1 "), "{out}");
+    assert!(out.contains("Due today: 1, "), "{out}");
 }
 
 #[test]

@@ -239,3 +239,26 @@ fn lab_output_fits_the_width_and_keeps_wire_lines_whole() {
         );
     }
 }
+
+/// An error on a terminal is filled to its width with a hanging indent (a sentence broke
+/// mid-word at the terminal's edge); piped, it stays one line for scripts that match it.
+#[test]
+fn an_error_on_a_terminal_is_filled_to_its_width() {
+    let home = tempfile::tempdir().expect("temp dir");
+    let mut cmd = Command::new(assert_cmd::cargo::cargo_bin("mcp-tutor"));
+    cmd.args(["--width", "60", "why", "ack-frist"])
+        .env("MCP_TUTOR_HOME", home.path())
+        .env("HOME", home.path())
+        .env("NO_COLOR", "1")
+        .env("TERM", "xterm");
+    let mut p = rexpect::session::spawn_command(cmd, Some(15_000)).expect("a pty");
+    let out = p.exp_eof().expect("it ends");
+    let lines: Vec<&str> = out.lines().map(str::trim_end).collect();
+    assert!(lines.len() > 1, "{out}");
+    assert!(lines.iter().all(|l| l.chars().count() <= 60), "{out}");
+    assert!(lines[1].starts_with("  "), "a hanging indent: {out}");
+    assert!(
+        super::support::flat(&out).contains("did you mean `ack-first`?"),
+        "{out}"
+    );
+}

@@ -21,9 +21,8 @@ impl Session {
         input: &mut dyn Input,
     ) -> anyhow::Result<QuestionReply> {
         let note = self.change_note(key, original);
-        let total = self.asked + 1 + self.queue.len();
-        self.screen
-            .question((self.asked + 1, total), key, card, note.as_deref());
+        let pos = self.position(key);
+        self.screen.question(pos, key, card, note.as_deref());
         if self.args.interviewer {
             interviewer::rubric(&mut self.screen, card);
         }
@@ -33,6 +32,29 @@ impl Session {
         let step = self.answer(card, input, started, (basics, solid));
         input.timer(None);
         step
+    }
+
+    /// Where this question stands, counting questions, not showings: a re-ask keeps its
+    /// first number, and re-asks still queued add nothing to the total.
+    fn position(&self, key: &str) -> (usize, usize) {
+        // Answered questions in the order they were first asked.
+        let mut asked: Vec<&str> = Vec::new();
+        for o in &self.outcomes {
+            if !asked.contains(&o.key.as_str()) {
+                asked.push(&o.key);
+            }
+        }
+        let first = asked.iter().position(|k| *k == key);
+        let mut ahead: Vec<&str> = self
+            .queue
+            .iter()
+            .map(|(k, _)| k.as_str())
+            .filter(|k| *k != key && !asked.contains(k))
+            .collect();
+        ahead.sort_unstable();
+        ahead.dedup();
+        let total = asked.len() + usize::from(first.is_none()) + ahead.len();
+        (first.map_or(asked.len() + 1, |i| i + 1), total)
     }
 
     fn answer(
@@ -61,7 +83,7 @@ impl Session {
             } else {
                 format!("[{}:{:02}]  ... ", secs / 60, secs % 60)
             };
-            let line = match input.read(&prompt, false)? {
+            let line = match input.answer(&prompt, lines.is_empty())? {
                 Line::Text(t) => t,
                 Line::Eof if !lines.is_empty() => String::new(),
                 Line::Eof | Line::Interrupted => return Ok(QuestionReply::Quit),
@@ -85,7 +107,7 @@ impl Session {
                     }
                     "skip" => return Ok(QuestionReply::Skip),
                     "undo" => return Ok(QuestionReply::Undo),
-                    "help" => self.screen.line(HELP),
+                    "help" => self.screen.prose(HELP),
                     _ => return Ok(QuestionReply::Quit),
                 }
                 continue;

@@ -61,7 +61,7 @@ impl Session {
                 "skip" => return Ok(RatingReply::Skip),
                 "undo" => return Ok(RatingReply::Undo),
                 "quit" => return Ok(RatingReply::Quit),
-                "help" => self.screen.line(HELP),
+                "help" => self.screen.prose(HELP),
                 _ => self.screen.line(&format!(
                     "{} `{}`: press Enter for {}, or 1/2/3/4 (again/hard/good/easy).",
                     yellow("not a rating:"),
@@ -193,6 +193,7 @@ impl Session {
     }
 
     pub(super) fn after_rating(&mut self, key: &str, card: &Card, grade: &Grade, _r: Rating) {
+        let mut reask = false;
         if !grade.red_flags.is_empty() {
             let n = self.reasks.entry(key.to_string()).or_insert(0);
             if *n < 2 {
@@ -202,10 +203,7 @@ impl Session {
                 if let Some(last) = self.rated.last_mut() {
                     last.reask_queued = true;
                 }
-                self.screen.line(&format!(
-                    "{} this card comes back later in this session.",
-                    red("red flag:")
-                ));
+                reask = true;
             }
         }
         let deck = key.split('/').next().unwrap_or_default();
@@ -228,6 +226,17 @@ impl Session {
                 .is_some_and(|(k, fu)| *fu && k.ends_with(&format!("/{f}")))
         }) {
             self.screen.followup_next = true;
+        }
+        if reask {
+            let when = if self.queue.front().is_some_and(|(k, _)| k == key) {
+                "next"
+            } else {
+                "later in this session"
+            };
+            self.screen.line(&format!(
+                "{} this card comes back {when}.",
+                red("red flag:")
+            ));
         }
     }
 

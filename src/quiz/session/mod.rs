@@ -103,6 +103,8 @@ pub struct Session {
     judge: Option<crate::judge::Judge>,
     /// The answer being rated: for a dispute and for what is kept with the review.
     pending: Option<judge::Pending>,
+    /// The card of the question shown last, to tell a re-ask that comes straight back.
+    last_key: Option<String>,
 }
 
 fn store_mode(arg: ModeArg, args: &Args) -> ReviewMode {
@@ -113,6 +115,48 @@ fn store_mode(arg: ModeArg, args: &Args) -> ReviewMode {
         ModeArg::Review if args.exam.is_some() => ReviewMode::Exam,
         ModeArg::Review => ReviewMode::Review,
     }
+}
+
+/// Every `--card`, `--deck` and `--tag` names something loaded; a typo is answered with the
+/// nearest names.
+fn check_names(args: &Args, lib: &Library) -> anyhow::Result<()> {
+    use mock_server::names::unknown;
+    let listed = "`mcp-tutor decks list` shows them";
+    let keys: Vec<String> = lib.cards().map(|(d, c)| d.key(c)).collect();
+    for c in &args.cards {
+        if lib.card(c).is_none() {
+            anyhow::bail!(
+                "{}",
+                unknown("card", c, keys.iter().map(String::as_str), listed)
+            );
+        }
+    }
+    for d in &args.decks {
+        if !lib.decks.iter().any(|x| x.meta.id == *d) {
+            let ids = lib.decks.iter().map(|x| x.meta.id.as_str());
+            anyhow::bail!("{}", unknown("deck", d, ids, listed));
+        }
+    }
+    let mut tags: Vec<&str> = lib
+        .cards()
+        .flat_map(|(_, c)| c.tags.iter().map(String::as_str))
+        .collect();
+    tags.sort_unstable();
+    tags.dedup();
+    for t in &args.tags {
+        if !tags.contains(&t.as_str()) {
+            anyhow::bail!(
+                "{}",
+                unknown(
+                    "tag",
+                    t,
+                    tags.iter().copied(),
+                    "`mcp-tutor decks export --format json` lists each card's tags"
+                )
+            );
+        }
+    }
+    Ok(())
 }
 
 pub fn local(t: DateTime<Utc>) -> String {
@@ -143,13 +187,8 @@ impl Session {
         let store = super::open_store(g, args.retention)?;
         let mode_arg = args.mode;
         let mode = store_mode(mode_arg, &args);
-        for c in &args.cards {
-            if lib.card(c).is_none() {
-                anyhow::bail!(
-                    "no card `{c}`: cards are named DECK/CARD; `mcp-tutor decks list` shows them"
-                );
-            }
-        }
+        check_names(&args, &lib)?;
+        args.check_counts()?;
         let mut s = Session {
             followups: super::followup_keys(&lib),
             states: store.states()?,
@@ -166,6 +205,7 @@ impl Session {
             reasks: HashMap::new(),
             outcomes: Vec::new(),
             asked: 0,
+            last_key: None,
             session_id: format!(
                 "{}-{}",
                 scheduler::now().format("%Y%m%dT%H%M%S"),
@@ -235,6 +275,16 @@ impl Session {
                 continue;
             };
             let card = card.clone();
+            let again = self.answered(&key);
+            if again
+                && self.last_key.as_deref() == Some(key.as_str())
+                && !self.pause_before_reask(&key, input)?
+            {
+                self.queue.push_front((key.clone(), is_followup));
+                break;
+            }
+            self.last_key = Some(key.clone());
+            self.screen.again_next = again;
             // One order of the options for this whole showing; what is stored is graded on the
             // deck's own order (see shuffle.rs).
             let shown = super::shuffle::present(&card, super::shuffle::next_seed());
@@ -271,13 +321,15 @@ impl Session {
                             solid_target: s,
                             hints,
                             deeper_before: deeper,
+                            failed_recently: self.failed_recently(&key),
                         }
                     };
                     if !self.args.interviewer {
-                        self.screen.feedback(&shown.card, &grade, seconds);
+                        self.screen.feedback(&key, &shown.card, &grade, seconds);
                     } else {
                         self.screen.feedback_as(
                             "interviewer's ticks",
+                            &key,
                             &shown.card,
                             &grade,
                             seconds,
@@ -378,6 +430,46 @@ impl Session {
         self.mode = ReviewMode::Cram;
         self.build_queue(ModeArg::Cram)?;
         Ok(!self.queue.is_empty())
+    }
+
+    /// `key` was already answered in this session (a red flag brought it back).
+    fn answered(&self, key: &str) -> bool {
+        self.outcomes.iter().any(|o| o.key == key)
+    }
+
+    /// Failed in this session, or still on its first (re)learning step from a failure in the
+    /// last hour: `easy` would only measure that the answer was just shown.
+    fn failed_recently(&self, key: &str) -> bool {
+        let here = self
+            .outcomes
+            .iter()
+            .any(|o| o.key == key && (o.rating == Rating::Again || o.verdict == Verdict::Fail));
+        let stored = self.states.get(key).is_some_and(|s| {
+            s.is_failing() && scheduler::now() - s.last_review < chrono::Duration::hours(1)
+        });
+        here || stored
+    }
+
+    /// A red-flagged card that comes straight back (nothing else is queued before it): on a
+    /// terminal, wait for Enter and clear the screen, so the answer just shown is not in view
+    /// and nothing typed for the shell lands in the answer. False when the user quits.
+    fn pause_before_reask(&mut self, key: &str, input: &mut dyn Input) -> anyhow::Result<bool> {
+        if !input.interactive() {
+            return Ok(true);
+        }
+        self.screen.blank();
+        self.screen.line(&format!(
+            "{} {key} comes straight back for a second try; the answers above are cleared first.",
+            yellow("re-ask:")
+        ));
+        match input.read("press Enter for the re-ask (or type `quit`) > ", false)? {
+            Line::Text(t) if t.trim().eq_ignore_ascii_case("quit") => Ok(false),
+            Line::Text(_) => {
+                self.screen.clear();
+                Ok(true)
+            }
+            Line::Eof | Line::Interrupted => Ok(false),
+        }
     }
 
     fn measured(&self, started: Instant) -> f32 {

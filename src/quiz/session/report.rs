@@ -27,8 +27,19 @@ impl Session {
             counts[3],
             self.store.path().display()
         ));
-        if !self.queue.is_empty() {
-            let n = self.queue.len();
+        // What is left: in an interview or a cram, a re-ask still queued was asked once
+        // already; in review it is due again, so it is waiting like any other.
+        let scheduled = self.mode.schedules() && self.mode != ReviewMode::Interview;
+        let mut left: Vec<&str> = self
+            .queue
+            .iter()
+            .map(|(k, _)| k.as_str())
+            .filter(|k| scheduled || !self.outcomes.iter().any(|o| o.key == *k))
+            .collect();
+        left.sort_unstable();
+        left.dedup();
+        if !left.is_empty() {
+            let n = left.len();
             let line = match self.mode {
                 // Only review keeps a schedule to come back to; cram and interview start afresh.
                 ReviewMode::Cram => format!(
