@@ -259,6 +259,10 @@ pub fn is_negation(s: &Segments, i: usize) -> bool {
             .any(|j| s.tokens[j].clause == t.clause && lex.wrong_conditions.has(&s.tokens[j].norm)),
         // "is a bad idea", "bad practice"; not "the bad line".
         "bad" => next.is_some_and(|n| lex.bad_verdicts.has(&n.norm)),
+        // "different from X" sets X aside; "a different id" describes one.
+        "different" | "differs" => {
+            next.is_some_and(|n| matches!(n.norm.as_str(), "from" | "than" | "to"))
+        }
         // "nothing but", "no other than": an "only", not a denial.
         "nothing" | "none" | "no" => !next.is_some_and(|n| lex.only_markers.has(&n.norm)),
         _ => lex.negations.has(w) || w.ends_with("n't"),

@@ -238,7 +238,12 @@ impl Screen {
     ) {
         let (b, s) = targets(card);
         self.heading(title);
-        let verdict = crate::term::ink::verdict(grade.verdict);
+        let verdict = match grade.confidence {
+            crate::grader::Confidence::Sure => crate::term::ink::verdict(grade.verdict),
+            crate::grader::Confidence::Unsure => {
+                format!("{} (not sure)", crate::term::ink::verdict(grade.verdict))
+            }
+        };
         let took = crate::term::nobreak(&format!("{seconds:.0} s"));
         let timing = if seconds > s as f32 {
             red(&format!("{took} (over the {} target)", secs(s)))

@@ -9,6 +9,7 @@ mod ask;
 mod commit;
 mod judge;
 mod report;
+mod settle;
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::time::Instant;
@@ -336,6 +337,7 @@ impl Session {
                         );
                     }
                     let grade = self.second_opinion(&key, &card, &text, grade, effort);
+                    let grade = self.settle(grade, input)?;
                     let sugg = rating::suggest(&grade, &effort);
                     let stored = shown.canonical(&card, &grade);
                     match self.rate(&shown.card, &sugg, effort.deeper_before, input)? {
