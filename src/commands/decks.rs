@@ -371,7 +371,7 @@ fn report_unused(lib: &Library, list: bool) {
             println!("unused: {} \"{}\": `{}`", u.card, u.label, u.alternative);
         }
     }
-    eprintln!(
+    println!(
         "note: {} alternative(s) in format-2 decks are used by no golden answer, flag example or tuned corpus answer{}",
         all.len(),
         if list {

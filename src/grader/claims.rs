@@ -245,13 +245,22 @@ fn judge(
             _ => return false,
         }
     }
-    // The predicate: the action when there is one, else every part.
-    let predicate: Vec<Occ> = match p.slot(Role::Action) {
-        Some(ac) => vec![cand[ac]],
-        None => cand.to_vec(),
-    };
+    // The predicate: the action's clause decides; another part (never the agent, whose own
+    // aside may deny it: "the server, not the client, ...") counts as denied only when it is
+    // contrasted away: "it answers -32602 rather than -32020", "..., not on the listen stream".
+    let agent = p.slot(Role::Agent);
     let denied = if p.framed || mode == Mode::Flag {
-        predicate.iter().any(|o| a.stance.denies(s, o.clause, &own))
+        match p.slot(Role::Action) {
+            Some(ac) => {
+                a.stance.denies(s, cand[ac].clause, &own)
+                    || cand
+                        .iter()
+                        .enumerate()
+                        .filter(|(k, _)| Some(*k) != agent && *k != ac)
+                        .any(|(_, o)| a.stance.contrasts(s, o.clause, o.first, &own))
+            }
+            None => cand.iter().any(|o| a.stance.denies(s, o.clause, &own)),
+        }
     } else {
         cand.iter().any(|o| denied_just_before(a, o, &own))
     };

@@ -82,6 +82,8 @@ struct AttributionFile {
     #[serde(default)]
     views: Vec<String>,
     #[serde(default)]
+    group_views: Vec<String>,
+    #[serde(default)]
     habits: Vec<String>,
     #[serde(default)]
     markers: Vec<String>,
@@ -185,6 +187,7 @@ pub struct Attribution {
     pub groups: Words,
     pub holders: Words,
     pub views: Words,
+    pub group_views: Words,
     pub habits: Words,
     pub markers: Words,
     pub era_words: Words,
@@ -255,6 +258,7 @@ pub fn parse(text: &str) -> Result<Lexicon, String> {
             groups: Words::of(a.groups),
             holders: Words::of(a.holders),
             views: Words::of(a.views),
+            group_views: Words::of(a.group_views),
             habits: Words::of(a.habits),
             markers: Words::of(a.markers),
             era_words: Words::of(a.era_words),

@@ -141,13 +141,23 @@ impl Index {
                         continue;
                     }
                     tried.push((g, k));
-                    let already = per_group[g].last().is_some_and(|o| o.first == i);
-                    if already {
+                    // One occurrence per group and word; one found as written replaces one
+                    // found through a misspelling (red flags use only the former).
+                    let last = per_group[g].last().filter(|o| o.first == i).copied();
+                    if last.is_some_and(|o| !o.typo) {
                         continue;
                     }
                     let alt = &self.groups[g].alts[k];
                     if let Some(o) = phrase_at(s, i, alt, &may_be_typo) {
-                        per_group[g].push(Occurrence { alt: k, ..o });
+                        let found = Occurrence { alt: k, ..o };
+                        match last {
+                            Some(_) if !found.typo => {
+                                per_group[g].pop();
+                                per_group[g].push(found);
+                            }
+                            Some(_) => {}
+                            None => per_group[g].push(found),
+                        }
                     }
                 }
             }

@@ -278,7 +278,9 @@ fn opens_claim(tokens: &[Token], i: usize, norm: &str) -> bool {
         let after_break = norm[..t.start]
             .trim_end()
             .ends_with([',', ';', ':', '(', '\u{2014}', '\u{2013}']);
-        return !lexicon().adverb_openers.has(&t.norm) || after_break;
+        // "Servers, though, MUST implement it": set off by commas on both sides, an aside.
+        let aside = norm[t.end..].trim_start().starts_with(',');
+        return !lexicon().adverb_openers.has(&t.norm) || (after_break && !aside);
     }
     t.norm == "then" && norm[..t.start].trim_end().ends_with(',')
 }

@@ -64,9 +64,13 @@ impl Stance {
             for i in r.clone() {
                 if is_negation(s, i) {
                     let w = s.tokens[i].norm.as_str();
+                    // "fails the request with an error and no ack is sent": a negation after a
+                    // coordinating word denies what follows it, not the clause before.
+                    let coordinated = i > r.start
+                        && matches!(s.tokens[i - 1].norm.as_str(), "and" | "or" | "but");
                     st.cues[c].push(Cue {
                         token: i,
-                        ahead_only: matches!(w, "rather" | "instead"),
+                        ahead_only: matches!(w, "rather" | "instead") || coordinated,
                         verdict: matches!(w, "wrong" | "incorrect"),
                     });
                 }
@@ -157,6 +161,19 @@ impl Stance {
         })
     }
 
+    /// Whether the words from token `at` of clause `c` are contrasted away: the clause opens
+    /// with a negation ("..., not on the listen stream", "..., never X"), or a "rather than" or
+    /// "instead of" before them points at them.
+    pub fn contrasts(&self, s: &Segments, c: usize, at: usize, own: &[usize]) -> bool {
+        let Some(cues) = self.cues.get(c) else {
+            return false;
+        };
+        let start = s.clause_range(c).start;
+        cues.iter()
+            .filter(|q| !own.contains(&q.token))
+            .any(|q| q.token == start || (q.ahead_only && q.token < at))
+    }
+
     /// "it never mints, echoes or checks a session id": the "never" reaches every item of the
     /// list up to the "or", in the same claim.
     fn continues_denied_list(&self, s: &Segments, c: usize, own: &[usize]) -> bool {
@@ -178,10 +195,18 @@ impl Stance {
         if !self.relative.get(c).copied().unwrap_or(false) {
             return false;
         }
+        // Only a clause that opens with its denial hands it on ("Unlike initialize, which was a
+        // handshake"); "line 3 sends no filter, which means everything" states what it means.
         (1..c)
             .rev()
             .find(|&p| !s.clause_range(p).is_empty())
-            .is_some_and(|p| self.denied_here(s, p, own))
+            .is_some_and(|p| {
+                let start = s.clause_range(p).start;
+                self.cues.get(p).is_some_and(|q| {
+                    q.iter()
+                        .any(|q| q.token == start && !own.contains(&q.token))
+                })
+            })
     }
 
     /// Whether clause `c` is a condition ("if the server assigns the id, ...").
@@ -218,10 +243,11 @@ pub fn is_negation(s: &Segments, i: usize) -> bool {
         // status.
         "not" => {
             let affirms = next.is_some_and(|n| lex.not_affirming.has(&n.norm));
+            // "404 Not Found", "Method not found": the name of a status or an error.
             let status = next.is_some_and(|n| lex.status_phrases.has(&n.norm))
                 && (i.saturating_sub(2)..i).any(|j| {
                     let w = s.tokens[j].norm.as_str();
-                    w.len() == 3 && w.chars().all(|c| c.is_ascii_digit())
+                    w == "method" || (w.len() == 3 && w.chars().all(|c| c.is_ascii_digit()))
                 });
             !affirms && !status
         }
@@ -304,8 +330,12 @@ fn attributed(toks: &[Token]) -> bool {
         .enumerate()
         .any(|(i, w)| at.groups.has(w) && words[i + 1..].iter().take(2).any(|v| at.habits.has(v)));
     let held = words.iter().enumerate().any(|(i, w)| {
-        (at.groups.has(w) || at.holders.has(w))
-            && words[i + 1..].iter().take(4).any(|v| at.views.has(v))
+        let group = at.groups.has(w);
+        (group || at.holders.has(w))
+            && words[i + 1..]
+                .iter()
+                .take(4)
+                .any(|v| at.views.has(v) || (group && at.group_views.has(v)))
     });
     marked || habit || held
 }
