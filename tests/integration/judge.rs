@@ -86,7 +86,7 @@ fn a_valid_reply_is_believed_and_both_verdicts_are_shown() {
     );
     assert_eq!(user["points"][0]["id"], "names-notifications-subscriptions");
     assert_eq!(user["points"][0]["exact"], true);
-    assert_eq!(user["red_flags"][0]["id"], "calling-handshake");
+    assert_eq!(user["red_flags"][0]["id"], "handshake");
     assert!(user["model_answer"].as_str().unwrap().contains("must send"));
 
     // The text: the rules' checklist first, then the judge's verdict beside the rules'.
@@ -154,7 +154,8 @@ fn a_misconception_no_card_lists_fails_the_answer_marked_as_the_models() {
     let stub = Stub::start(vec![Reply::fixture("own-misconception.txt")]);
     let answer = "notifications/subscriptions/acknowledged comes first, and it carries the full tools list so the client can skip tools/list.";
     let v = json(home.path(), &stub, answer, &[]);
-    assert_eq!(v["verdict"], "pass");
+    // No card lists it, but the catalogue's `content-in-notification` now catches it too.
+    assert_eq!(v["verdict"], "fail");
     assert_eq!(v["judge"]["verdict"], "fail");
     assert_eq!(v["judge"]["misconceptions"][0]["flag"], Value::Null);
     assert_eq!(

@@ -28,7 +28,7 @@ fn history(home: &std::path::Path) {
         &["--deck", "qz"],
         &format!(
             "{GOOD_FIRST}\n\n\ntime out and retry\n\n3\nio.modelcontextprotocol/subscriptionid\n\n\
-             undo\nio.modelcontextprotocol/subscriptionid\n1\nIt is a handshake, I think.\n\n\nquit\n"
+             undo\nio.modelcontextprotocol/subscriptionid\n1\nIt just closes the connection, I think.\n\n\nquit\n"
         ),
     );
     session(
