@@ -257,7 +257,16 @@ fn judge(
                         .iter()
                         .enumerate()
                         .filter(|(k, _)| Some(*k) != agent && *k != ac)
-                        .any(|(_, o)| a.stance.contrasts(s, o.clause, o.first, &own))
+                        .any(|(_, o)| {
+                            a.stance.contrasts(s, o.clause, o.first, &own)
+                                // "progress never rides that stream, and the ack carries the
+                                // tag": a part whose own clause, not the action's, denies it.
+                                || (mode == Mode::Flag
+                                    && !p.negated
+                                    && o.clause != cand[ac].clause
+                                    && !subordinate(s, o.clause)
+                                    && a.stance.denies(s, o.clause, &own))
+                        })
             }
             None => cand.iter().any(|o| a.stance.denies(s, o.clause, &own)),
         }
@@ -363,6 +372,31 @@ fn subject_of(a: &Answer<'_>, action: &Occ) -> Option<(usize, usize)> {
         .next_back()
 }
 
+/// A clause that gives a reason or a condition ("because the version isn't accepted", "a type
+/// that the server doesn't support"): its denial is about the circumstance, not the claim.
+fn subordinate(s: &Segments, c: usize) -> bool {
+    s.clause_range(c).next().is_some_and(|i| {
+        matches!(
+            s.tokens[i].norm.as_str(),
+            "because"
+                | "if"
+                | "since"
+                | "when"
+                | "as"
+                | "that"
+                | "which"
+                | "where"
+                | "who"
+                | "unless"
+                | "whenever"
+                | "while"
+                | "although"
+                | "though"
+                | "so"
+        )
+    })
+}
+
 /// "is assigned", "gets chosen", "assigned by the server": a participle after a form of
 /// "be" or "get", or any verb followed by "by".
 fn is_passive(s: &Segments, action: &Occ) -> bool {
@@ -425,6 +459,32 @@ mod tests {
             actors: &acts,
         };
         read(&a, &p, mode, &[]).is_some()
+    }
+
+    #[test]
+    fn a_part_denied_in_its_own_clause_is_not_read_into_the_next() {
+        let progress_tagged = || Claim {
+            theme: Some("progress".into()),
+            action: Some("carry|carries".into()),
+            all: vec!["tag".into()],
+            ..Claim::default()
+        };
+        assert!(!states(
+            progress_tagged(),
+            "Progress never rides that stream, and the ack itself carries the tag.",
+            Mode::Flag
+        ));
+        assert!(states(
+            progress_tagged(),
+            "Progress rides that stream, and it carries the tag.",
+            Mode::Flag
+        ));
+        // A reason's denial is about the circumstance, not the claim.
+        assert!(states(
+            progress_tagged(),
+            "Progress carries the tag because it is not a change notification.",
+            Mode::Flag
+        ));
     }
 
     fn server_assigns() -> Claim {

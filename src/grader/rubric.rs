@@ -213,6 +213,16 @@ pub fn judge(
             });
         }
     }
+    // A card's own flag says the misconception in its question's words: a catalogue entry
+    // read in the same words is the same mistake, reported once.
+    let own: Vec<(usize, usize)> = out
+        .red_flags
+        .iter()
+        .filter(|f| !f.catalogue)
+        .map(|f| (f.span.start, f.span.end))
+        .collect();
+    out.red_flags
+        .retain(|f| !f.catalogue || !own.iter().any(|&(s, e)| f.span.start < e && s < f.span.end));
     out
 }
 

@@ -109,7 +109,7 @@ impl Stance {
             if let Some(t) = s.tokens.get(r.start) {
                 st.question[claim] = s.is_question(t.sentence);
             }
-            st.attributed[claim] = attributed(&s.tokens[r.clone()]);
+            st.attributed[claim] = attributed(&s.tokens[r.clone()]) || set_in_the_past(s, claim);
             // "carrying on with the saved cursor would stitch old and new together": an action
             // named as a gerund and then judged with "would" is supposed, not done.
             let toks = &s.tokens[r.clone()];
@@ -257,6 +257,22 @@ pub fn is_negation(s: &Segments, i: usize) -> bool {
         // "if something's wrong": a condition, not a verdict.
         "wrong" => !(i.saturating_sub(3)..i)
             .any(|j| s.tokens[j].clause == t.clause && lex.wrong_conditions.has(&s.tokens[j].norm)),
+        // "turn the timeout off", "switch it off": the thing is disabled; "off the stream"
+        // places it.
+        "off" => (i.saturating_sub(5)..i).any(|j| {
+            s.tokens[j].clause == t.clause
+                && matches!(
+                    s.tokens[j].norm.as_str(),
+                    "turn"
+                        | "turns"
+                        | "turned"
+                        | "turning"
+                        | "switch"
+                        | "switches"
+                        | "switched"
+                        | "switching"
+                )
+        }),
         // "is a bad idea", "bad practice"; not "the bad line".
         "bad" => next.is_some_and(|n| lex.bad_verdicts.has(&n.norm)),
         // "different from X" sets X aside; "a different id" describes one.
@@ -314,6 +330,58 @@ fn denied_by_tail(s: &Segments, st: &Stance, c: usize) -> bool {
                 is_stopword(w) || lex.tail_words.has(w) || judged(i)
             })
             && tail.iter().any(|&i| judged(i)))
+}
+
+/// This revision's date: an earlier one names a past revision.
+const REVISION: &str = "2026-07-28";
+
+/// A date or year before this revision ("2025-11-25", "2024", "2025-era").
+fn older_date(w: &str) -> bool {
+    let d = w.trim_end_matches("-era").trim_end_matches('s');
+    let shape = d.len() >= 4
+        && d.chars().all(|c| c.is_ascii_digit() || c == '-')
+        && d[..4].chars().all(|c| c.is_ascii_digit())
+        && matches!(d.len(), 4 | 7 | 10);
+    shape && d.starts_with("20") && d < &REVISION[..d.len()]
+}
+
+/// Whether a claim describes a past revision: its sentence opens by setting the scene there
+/// ("In 2025-11-25 you had resources/subscribe, plus a GET stream"; "In older revisions, ...").
+/// A date elsewhere names an old peer met today ("a 2025-11-25 server hands you a session
+/// id"), and comparisons ("unlike 2025-11-25, ...") speak of today.
+fn set_in_the_past(s: &Segments, claim: usize) -> bool {
+    let at = &lexicon().attribution;
+    let past_at = |toks: &[Token], i: usize| {
+        older_date(&toks[i].norm)
+            || (at.era_words.has(&toks[i].norm)
+                && toks.get(i + 1).is_some_and(|n| at.eras.has(&n.norm)))
+    };
+    let compared = |toks: &[Token], i: usize| {
+        toks[i.saturating_sub(2)..i].iter().any(|t| {
+            matches!(
+                t.norm.as_str(),
+                "like" | "unlike" | "since" | "than" | "from" | "after"
+            )
+        })
+    };
+    let Some(first) = s.tokens.get(s.claim_range(claim).start) else {
+        return false;
+    };
+    let sentence: Vec<Token> = s
+        .tokens
+        .iter()
+        .filter(|t| t.sentence == first.sentence)
+        .cloned()
+        .collect();
+    let opener = sentence.iter().take(2).position(|t| {
+        matches!(
+            t.norm.as_str(),
+            "in" | "under" | "back" | "before" | "until"
+        )
+    });
+    opener.is_some_and(|o| {
+        (o + 1..sentence.len().min(o + 5)).any(|i| past_at(&sentence, i) && !compared(&sentence, i))
+    })
 }
 
 /// Who a claim's view belongs to: "some people think ...", "a colleague would say ...", "it's a
@@ -376,6 +444,15 @@ mod tests {
         assert!(!denies("It comes first, not last.", "first"));
         assert!(denies("It comes first, not last.", "last"));
         assert!(!denies("Nothing but JSON-RPC goes on stdout.", "stdout"));
+        assert!(denies(
+            "Turn the normal timeout off for listens.",
+            "timeout"
+        ));
+        assert!(denies(
+            "Disable the request timeout for listens.",
+            "timeout"
+        ));
+        assert!(!denies("Progress goes off the listen stream.", "progress"));
     }
 
     #[test]
@@ -434,5 +511,25 @@ mod tests {
         assert!(st.attributed(s.tokens[0].claim));
         let (s, st) = stance("The old request id is dropped.");
         assert!(!st.attributed(s.tokens[0].claim));
+    }
+
+    #[test]
+    fn a_past_revision_sets_the_scene_for_its_sentence() {
+        let claim_of = |s: &Segments, w: &str| s.tokens.iter().find(|t| t.norm == w).unwrap().claim;
+        let (s, st) = stance(
+            "In 2025-11-25 you had resources/subscribe, plus a client-opened GET stream. Both are gone and the server sends the ack first.",
+        );
+        assert!(st.attributed(claim_of(&s, "get")));
+        assert!(!st.attributed(claim_of(&s, "ack")));
+        let (s, st) = stance(
+            "In the 2025-era transport, Mcp-Session-Id tied requests together, and Last-Event-ID resumed streams.",
+        );
+        assert!(st.attributed(claim_of(&s, "resumed")));
+        let (s, st) = stance("Unlike 2025-11-25, the server assigns the id.");
+        assert!(!st.attributed(claim_of(&s, "assigns")));
+        let (s, st) = stance("In 2026-07-28 the server assigns the id.");
+        assert!(!st.attributed(claim_of(&s, "assigns")));
+        assert!(older_date("2025-11-25") && older_date("2025") && older_date("2024-era"));
+        assert!(!older_date("2026-07-28") && !older_date("-32602") && !older_date("20000"));
     }
 }
