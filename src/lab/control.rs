@@ -11,35 +11,6 @@ use super::session::Lab;
 use super::state::SubState;
 use super::step::CloseTarget;
 
-/// The tools the lab calls to make a server do what no client request asks for: the
-/// conformance suite's trigger tools, and the mock's control tools (`close ID`, `drop`,
-/// `fault`, `reset`). The bundled server is driven only through them, over the wire.
-pub struct ServerTools {
-    pub tools: &'static str,
-    pub prompts: &'static str,
-    pub resources: &'static str,
-    pub update: &'static str,
-    pub close_all: &'static str,
-    pub close_one: &'static str,
-    pub drop_all: &'static str,
-    pub set_fault: &'static str,
-    pub list_faults: &'static str,
-    pub reset_faults: &'static str,
-}
-
-pub const SERVER_TOOLS: ServerTools = ServerTools {
-    tools: tool::TRIGGER_TOOL_CHANGE,
-    prompts: tool::TRIGGER_PROMPT_CHANGE,
-    resources: tool::TRIGGER_RESOURCE_LIST_CHANGE,
-    update: tool::TRIGGER_RESOURCE_UPDATE,
-    close_all: tool::CLOSE_SUBSCRIPTIONS,
-    close_one: tool::CLOSE_SUBSCRIPTION,
-    drop_all: tool::DROP_SUBSCRIPTIONS,
-    set_fault: tool::SET_FAULT,
-    list_faults: tool::LIST_FAULTS,
-    reset_faults: tool::RESET_FAULTS,
-};
-
 impl Lab {
     pub(super) async fn change(&mut self, kind: NotificationKind, uri: Option<String>) {
         // Which open streams should hear about it: a script waits for them.
@@ -53,18 +24,17 @@ impl Lab {
                 self.st.expecting.push(s.id.clone());
             }
         }
-        let t = &SERVER_TOOLS;
-        let tool = match kind {
-            NotificationKind::ToolsListChanged => t.tools,
-            NotificationKind::PromptsListChanged => t.prompts,
-            NotificationKind::ResourcesListChanged => t.resources,
-            NotificationKind::ResourceUpdated => t.update,
+        let trigger = match kind {
+            NotificationKind::ToolsListChanged => tool::TRIGGER_TOOL_CHANGE,
+            NotificationKind::PromptsListChanged => tool::TRIGGER_PROMPT_CHANGE,
+            NotificationKind::ResourcesListChanged => tool::TRIGGER_RESOURCE_LIST_CHANGE,
+            NotificationKind::ResourceUpdated => tool::TRIGGER_RESOURCE_UPDATE,
         };
         let args = match &uri {
             Some(u) => json!({"uri": u}),
             None => json!({}),
         };
-        self.call_tool(tool, args).await;
+        self.call_tool(trigger, args).await;
     }
 
     /// Call one of the server's tools as a plain request, shown like any other. A server that
@@ -109,18 +79,10 @@ impl Lab {
 
     fn no_such_tool(&mut self, tool: &str) {
         let step = match tool {
-            t if t == SERVER_TOOLS.drop_all => "drop",
-            t if t == SERVER_TOOLS.close_all || t == SERVER_TOOLS.close_one => "close",
-            t if [
-                SERVER_TOOLS.set_fault,
-                SERVER_TOOLS.list_faults,
-                SERVER_TOOLS.reset_faults,
-            ]
-            .contains(&t) =>
-            {
-                "fault"
-            }
-            t if t == SERVER_TOOLS.update => "update",
+            t if t == tool::DROP_SUBSCRIPTIONS => "drop",
+            t if t == tool::CLOSE_SUBSCRIPTIONS || t == tool::CLOSE_SUBSCRIPTION => "close",
+            t if [tool::SET_FAULT, tool::LIST_FAULTS, tool::RESET_FAULTS].contains(&t) => "fault",
+            t if t == tool::TRIGGER_RESOURCE_UPDATE => "update",
             _ => "change",
         };
         self.error(format!(
@@ -136,7 +98,7 @@ impl Lab {
             CloseTarget::All => {
                 let open = self.st.open_ids();
                 self.st.expecting.extend(open);
-                if !self.call_tool(SERVER_TOOLS.close_all, json!({})).await {
+                if !self.call_tool(tool::CLOSE_SUBSCRIPTIONS, json!({})).await {
                     self.st.expecting.clear();
                 }
             }
@@ -147,7 +109,7 @@ impl Lab {
                 };
                 self.st.expecting.push(id.clone());
                 if !self
-                    .call_tool(SERVER_TOOLS.close_one, json!({"id": v}))
+                    .call_tool(tool::CLOSE_SUBSCRIPTION, json!({"id": v}))
                     .await
                 {
                     self.st.expecting.retain(|e| e != &id);
@@ -172,7 +134,7 @@ impl Lab {
             Ok(false) => {
                 self.st.dropped = true;
                 self.st.expecting.extend(open);
-                if !self.call_tool(SERVER_TOOLS.drop_all, json!({})).await {
+                if !self.call_tool(tool::DROP_SUBSCRIPTIONS, json!({})).await {
                     self.st.expecting.clear();
                 }
             }
@@ -183,7 +145,7 @@ impl Lab {
     pub(super) async fn fault(&mut self, name: Option<String>, on: bool) {
         match name {
             None => {
-                self.call_tool(SERVER_TOOLS.list_faults, json!({})).await;
+                self.call_tool(tool::LIST_FAULTS, json!({})).await;
             }
             Some(n) => {
                 // Named locally, with the nearest names, before any server is asked.
@@ -194,7 +156,7 @@ impl Lab {
                     );
                     return;
                 }
-                self.call_tool(SERVER_TOOLS.set_fault, json!({"name": n, "on": on}))
+                self.call_tool(tool::SET_FAULT, json!({"name": n, "on": on}))
                     .await;
             }
         }

@@ -6,6 +6,7 @@ mod connect;
 mod control;
 pub mod event;
 mod explain;
+mod faults;
 mod filter;
 mod render;
 mod repl;
@@ -26,8 +27,8 @@ use std::time::Duration;
 use anyhow::Context;
 
 use crate::global::Global;
+pub(crate) use faults::{FaultRow, fault_table};
 use render::Look;
-pub(crate) use render::{FaultRow, fault_table};
 use runner::{Lapses, Predictor, Runner, Scripted};
 use session::{Lab, Sink, Stdout};
 

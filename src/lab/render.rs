@@ -9,6 +9,7 @@ use crate::term::paint;
 use serde_json::Value;
 
 use super::event::{EndKind, RuleVerdict, TranscriptEvent, show_id};
+use super::faults::{fault_table, listed_faults};
 
 /// Rendering choices that do not change what is said.
 #[derive(Debug, Clone, Copy)]
@@ -126,7 +127,7 @@ pub fn render(ev: &TranscriptEvent, look: Look) -> String {
     let mut text = crate::term::hang_prose(&render_styled(ev, look, width), width);
     // The mock's fault list, laid out in columns already: a second fill would undo them.
     if let TranscriptEvent::Reply { message, .. } = ev
-        && let Some(rows) = super::summary::listed_faults(message)
+        && let Some(rows) = listed_faults(message)
     {
         text.push_str(&fault_table(&rows, "    ", width));
         text.push('\n');
@@ -345,31 +346,4 @@ fn render_styled(ev: &TranscriptEvent, look: Look, width: usize) -> String {
         }
     }
     out
-}
-
-/// One fault as the catalogue or a running server describes it.
-pub struct FaultRow {
-    pub name: &'static str,
-    /// Whether a running server has it on (`None`: the catalogue, no server).
-    pub on: Option<bool>,
-    pub rule: String,
-    pub spec: String,
-}
-
-/// The faults in two columns, the rule each breaks beside its name and where the rule is
-/// written under it (`--list-faults`, and the lab's `fault`).
-pub fn fault_table(rows: &[FaultRow], indent: &str, width: usize) -> String {
-    let rows: Vec<(String, String)> = rows
-        .iter()
-        .map(|r| {
-            let term = match r.on {
-                Some(true) => format!("[on ] {}", r.name),
-                Some(false) => format!("[off] {}", r.name),
-                None => r.name.to_owned(),
-            };
-            let pointer = crate::rules_doc::pointer(&r.spec);
-            (term, format!("{}\nspec: {pointer}", r.rule))
-        })
-        .collect();
-    crate::term::columns(&rows, indent, width)
 }

@@ -1,7 +1,7 @@
 //! The lab's state and its careful client: runs steps, reacts to frames, keeps the transcript.
 //!
-//! One `Lab` owns everything; the REPL shares it with the frame pump behind a mutex, a script
-//! drives it directly. Frames are handled in [`Lab::handle`], the one place that interprets
+//! One `Lab` owns everything and is driven by one loop at a time: the REPL's event loop
+//! (`repl::run`, a typed line or a frame, one after the other) or a script's runner. Frames are handled in [`Lab::handle`], the one place that interprets
 //! what arrived: it annotates, asks the validator, and keeps the discipline a careful client
 //! keeps (ack time-out then close and retry, re-list once acknowledged, drop late frames).
 
@@ -13,7 +13,6 @@ use mock_server::protocol::{
 use serde_json::{Value, json};
 
 use super::checks::Checks;
-use super::control::SERVER_TOOLS;
 use super::event::{EndKind, TranscriptEvent};
 use super::explain;
 use super::render::{Look, render};
@@ -506,7 +505,8 @@ impl Lab {
         for id in open {
             let _ = self.link.cancel(&id).await;
         }
-        self.call_tool(SERVER_TOOLS.reset_faults, json!({})).await;
+        self.call_tool(mock_server::tool::RESET_FAULTS, json!({}))
+            .await;
         self.st.subs.clear();
         self.events.clear();
         self.st.expecting.clear();

@@ -3,6 +3,8 @@
 use mock_server::protocol::{self, Message, method};
 use serde_json::Value;
 
+use super::faults::listed_faults;
+
 /// A one-line summary of a plain reply (`None`: no JSON-RPC body), in the words of what it
 /// returned.
 pub(super) fn summarise(method_name: &str, reply: Option<&Message>) -> String {
@@ -48,28 +50,4 @@ pub(super) fn summarise(method_name: &str, reply: Option<&Message>) -> String {
             None => format!("resultType {}", reply.result_type().unwrap_or(&Value::Null)),
         },
     }
-}
-
-/// The rows of a `test_list_faults` reply (`structuredContent.faults`), for the renderer.
-pub(super) fn listed_faults(message: &Value) -> Option<Vec<super::render::FaultRow>> {
-    let faults = message
-        .get("result")?
-        .get("structuredContent")?
-        .get("faults")?
-        .as_array()?;
-    faults
-        .iter()
-        .map(|f| {
-            let name = f.get("name")?.as_str()?;
-            let known = mock_server::fault::Fault::all()
-                .iter()
-                .find(|k| k.name() == name)?;
-            Some(super::render::FaultRow {
-                name: known.name(),
-                on: Some(f.get("on")?.as_bool()?),
-                rule: f.get("rule")?.as_str()?.to_owned(),
-                spec: f.get("spec")?.as_str()?.to_owned(),
-            })
-        })
-        .collect()
 }
