@@ -10,8 +10,8 @@
 use serde::{Deserialize, Serialize};
 
 /// A card's kind. Adding one: its variant (and any fields of its own on [`Card`]) here, what
-/// decks, the quiz and the exports do with it in `kinds.rs`, and its grader in `grader/`.
-/// `ValueEnum` is derived for the list of every kind (`kinds::all`); its names are the serde ones.
+/// decks, the quiz and the exports do with it in `card_kind.rs`, and its grader in `grader/`.
+/// `ValueEnum` is derived for the list of every kind (`card_kind::all`); its names are the serde ones.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "kebab-case")]
 pub enum CardKind {

@@ -4,21 +4,15 @@
 //! can reach the grader, the store and the lab's checking client directly.
 
 pub mod card;
-pub mod check;
+pub(crate) mod card_kind;
 pub mod client;
 pub mod commands;
 pub mod deck;
-pub mod eval;
-pub mod eval_report;
 pub mod global;
 pub mod grader;
 pub mod judge;
-pub(crate) mod kinds;
-pub mod lab;
 pub mod paths;
-pub mod quiz;
 pub(crate) mod rules_doc;
 pub mod scheduler;
-pub mod stats;
 pub mod store;
 pub mod term;

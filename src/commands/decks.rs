@@ -9,11 +9,11 @@ use owo_colors::Style;
 
 use crate::term::{paint, paint_err};
 
+use crate::deck::eval;
+use crate::deck::eval::report as eval_report;
 use crate::deck::{
     Deck, DeckError, Library, concepts, content_rules, export, facts, rubric, validate,
 };
-use crate::eval;
-use crate::eval_report;
 use crate::global::Global;
 
 #[derive(Debug, clap::Args)]

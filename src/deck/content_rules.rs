@@ -339,7 +339,7 @@ fn position_bias(deck: &Deck, loc: &Locator<'_>) -> Option<DeckError> {
 /// [`length_bias`] over the lab's scenario predictions (shown in file order, never shuffled),
 /// as `decks check` reports it for the built-in content.
 pub fn scenario_length_bias() -> Option<DeckError> {
-    let scenarios = crate::lab::scenario::all().ok()?;
+    let scenarios = crate::commands::lab::scenario::all().ok()?;
     let questions = scenarios.iter().flat_map(|s| {
         s.steps.iter().filter_map(|b| b.ask.as_ref()).map(|q| {
             let texts: Vec<&str> = q.choices.iter().map(String::as_str).collect();

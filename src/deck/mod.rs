@@ -7,6 +7,7 @@
 pub mod catalogue;
 pub mod concepts;
 pub mod content_rules;
+pub mod eval;
 pub mod export;
 pub mod facts;
 mod facts_tested;

@@ -232,7 +232,7 @@ impl Judge {
         let req = self.request(key, card, answer);
         let cache_key = JudgementKey {
             card: key.to_string(),
-            answer: crate::eval::fingerprint(answer),
+            answer: crate::deck::eval::fingerprint(answer),
             model: model.clone(),
             prompt: req.prompt.clone(),
         };

@@ -152,7 +152,7 @@ pub struct Request {
 pub fn build(key: &str, card: &Card, answer: &str, model: &str) -> Request {
     let rubric = rubric(key, card);
     let schema = schema(card);
-    let fingerprint = crate::eval::fingerprint(&format!(
+    let fingerprint = crate::deck::eval::fingerprint(&format!(
         "{PROMPT_VERSION}\n{INSTRUCTIONS}\n{rubric}\n{schema}"
     ));
     let mut user = rubric;

@@ -5,7 +5,7 @@ use std::fmt::Write;
 
 use owo_colors::Style;
 
-use crate::eval::{Part, Report, Tally, describe};
+use super::{Part, Report, Tally, describe};
 use crate::term::paint;
 
 fn pct(a: usize, b: usize) -> String {

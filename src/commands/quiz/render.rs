@@ -4,8 +4,8 @@
 use std::io::Write;
 
 use crate::card::Card;
+use crate::card_kind::{self, Piece};
 use crate::grader::{Grade, Rating};
-use crate::kinds::{self, Piece};
 use crate::scheduler::rating_str;
 
 // The quiz paints with the one palette (`term::ink`); these names keep its call sites short.
@@ -190,7 +190,7 @@ impl Screen {
             "[{}/{}] {key}{followup} · {} · targets {} basics / {} solid",
             pos.0,
             pos.1,
-            kinds::of(card.kind).label(),
+            card_kind::of(card.kind).label(),
             secs(b),
             secs(s),
         );
@@ -213,7 +213,7 @@ impl Screen {
             self.para(&yellow(n), "", "  ");
         }
         self.block(&card.question);
-        let kind = kinds::of(card.kind);
+        let kind = card_kind::of(card.kind);
         for piece in kind.prompt(card) {
             self.piece(piece);
         }
@@ -274,7 +274,7 @@ impl Screen {
                 "        ",
             );
         }
-        for piece in kinds::of(card.kind).reveal(card) {
+        for piece in card_kind::of(card.kind).reveal(card) {
             self.piece(piece);
         }
         if let Some(basics) = &card.basics {

@@ -7,6 +7,8 @@
 //! on: its figures are reported apart and never fail a check, so they stay an honest estimate of
 //! how the grader does on answers it has never seen.
 
+pub mod report;
+
 use std::collections::BTreeMap;
 use std::path::Path;
 

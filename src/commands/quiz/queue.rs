@@ -201,7 +201,7 @@ mod tests {
         let hard = sched.review(None, Rating::Hard, day1);
         let hard = sched.review(Some(&hard), Rating::Good, day1 + Duration::minutes(10));
         states.insert("qz/graceful-close".to_string(), hard);
-        let followups = crate::quiz::followup_keys(&lib);
+        let followups = crate::commands::quiz::followup_keys(&lib);
         let cx = Context {
             lib: &lib,
             states: &states,

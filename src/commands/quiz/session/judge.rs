@@ -9,10 +9,10 @@ use std::time::Duration;
 
 use super::Session;
 use crate::card::{Card, CardKind};
+use crate::commands::quiz::input::{Input, Line};
+use crate::commands::quiz::rating::{self, Effort};
+use crate::commands::quiz::render::{dim, yellow};
 use crate::grader::{self, Grade, Rating, Verdict};
-use crate::quiz::input::{Input, Line};
-use crate::quiz::rating::{self, Effort};
-use crate::quiz::render::{dim, yellow};
 use crate::scheduler::rating_str;
 use crate::store::Dispute;
 
@@ -251,9 +251,9 @@ impl Session {
                 learner.name()
             );
             let (deck, card) = p.key.split_once('/').unwrap_or(("", &p.key));
-            let entry = crate::eval::GradedAnswer::disputed(card, &p.text, learner, d.graded);
+            let entry = crate::deck::eval::GradedAnswer::disputed(card, &p.text, learner, d.graded);
             if let Some(dir) = self.store.path().parent().map(crate::paths::disputes_dir)
-                && let Err(e) = crate::eval::append_dispute(&dir, deck, &entry, &note)
+                && let Err(e) = crate::deck::eval::append_dispute(&dir, deck, &entry, &note)
             {
                 problems.push(format!("{e:#}"));
             }

@@ -5,9 +5,9 @@
 //! next line is its rating, not a reply.
 
 use super::Session;
+use crate::commands::quiz::input::{Input, Line};
+use crate::commands::quiz::render::{dim, yellow};
 use crate::grader::{Grade, settle};
-use crate::quiz::input::{Input, Line};
-use crate::quiz::render::{dim, yellow};
 
 impl Session {
     pub(super) fn settle(&mut self, grade: Grade, input: &mut dyn Input) -> anyhow::Result<Grade> {

@@ -3,10 +3,10 @@
 
 use super::{HELP, Outcome, Rated, RatingReply, Session, until};
 use crate::card::Card;
+use crate::commands::quiz::input::{Input, Line};
+use crate::commands::quiz::rating::{self, Effort, Suggestion};
+use crate::commands::quiz::render::{dim, green, red, yellow};
 use crate::grader::{Grade, Rating};
-use crate::quiz::input::{Input, Line};
-use crate::quiz::rating::{self, Effort, Suggestion};
-use crate::quiz::render::{dim, green, red, yellow};
 use crate::scheduler::{self, rating_str};
 use crate::store::NewReview;
 
@@ -103,7 +103,7 @@ impl Session {
         rev.targets = Some((effort.basics_target, effort.solid_target));
         rev.hints = effort.hints;
         rev.deeper = effort.deeper_before;
-        rev.card_hash = Some(crate::quiz::card_hash(card));
+        rev.card_hash = Some(crate::commands::quiz::card_hash(card));
         rev.session = Some(self.session_id.clone());
         let Some(id) = self.commit(&rev, input)? else {
             return Ok(false);
@@ -116,8 +116,10 @@ impl Session {
             rating: r,
             reask_queued: false,
         });
-        self.hashes
-            .insert(key.to_string(), (crate::quiz::card_hash(card), now));
+        self.hashes.insert(
+            key.to_string(),
+            (crate::commands::quiz::card_hash(card), now),
+        );
         let saved = if self.mode.schedules() {
             self.states = self.store.states()?;
             match self.states.get(key) {
@@ -210,10 +212,9 @@ impl Session {
         for f in card.followups.iter().rev() {
             let fk = format!("{deck}/{f}");
             // A follow-up that builds on another deck's card waits until that card is introduced.
-            let ready = self
-                .lib
-                .card(&fk)
-                .is_some_and(|(_, c)| crate::quiz::queue::ready(c, &self.lib, &self.states));
+            let ready = self.lib.card(&fk).is_some_and(|(_, c)| {
+                crate::commands::quiz::queue::ready(c, &self.lib, &self.states)
+            });
             if ready && self.asked_followups.insert(fk.clone()) {
                 // Asked now, as an interviewer would, rather than again later as a new card.
                 self.queue.retain(|(k, _)| *k != fk);

@@ -587,5 +587,5 @@ pub fn anki_pre(text: &str) -> String {
 }
 
 #[cfg(test)]
-#[path = "kinds_tests.rs"]
+#[path = "card_kind_tests.rs"]
 mod tests;

@@ -17,9 +17,9 @@ use serde_json::{Value, json};
 use super::Config;
 use super::headers::{header_checks, judge_discover};
 use super::probe::{Catalogue, Listen, Probe};
-use crate::check::endpoint;
-use crate::check::report::Report;
 use crate::client::link::Transport;
+use crate::commands::check::endpoint;
+use crate::commands::check::report::Report;
 
 /// A resource URI that does not exist, to see the honoured subset leave it out.
 const BOGUS_URI: &str = "mcp-tutor-check://no-such-resource";

@@ -2,8 +2,8 @@
 //! the report of what would pass and what cost each question.
 
 use super::{Outcome, Session};
+use crate::commands::quiz::render::{bold, green, red};
 use crate::grader::Verdict;
-use crate::quiz::render::{bold, green, red};
 use crate::scheduler;
 use crate::store::ReviewMode;
 

@@ -11,8 +11,8 @@ use serde_json::{Value, json};
 use tokio::time::{Duration, Instant};
 
 use super::{Config, reply_summary};
-use crate::check::report::Report;
 use crate::client::link::{BoxFut, Incoming, Link, Receiver, Reply, Transport, Tx};
+use crate::commands::check::report::Report;
 
 /// At most this many pages of `tools/list`: a server whose every page has a `nextCursor`
 /// cannot keep `check` listing.

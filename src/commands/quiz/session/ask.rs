@@ -5,10 +5,10 @@ use std::time::Instant;
 
 use super::{COMMANDS, HELP, QuestionReply, Session};
 use crate::card::Card;
+use crate::commands::quiz::input::{Input, Line};
+use crate::commands::quiz::interviewer;
+use crate::commands::quiz::render::{self, dim, yellow};
 use crate::grader;
-use crate::quiz::input::{Input, Line};
-use crate::quiz::interviewer;
-use crate::quiz::render::{self, dim, yellow};
 
 impl Session {
     /// Asks `card` as `shown` (its options in this showing's order); the change note compares
@@ -68,7 +68,7 @@ impl Session {
         let mut hints = 0u32;
         let mut deeper = 0u32;
         let mut shown_points: usize = 0;
-        let single = self.args.interviewer || crate::kinds::of(card.kind).single_line();
+        let single = self.args.interviewer || crate::card_kind::of(card.kind).single_line();
         loop {
             let secs = self.measured(started) as u64;
             let prompt = if self.screen.plain {
@@ -168,7 +168,7 @@ impl Session {
                 *shown,
                 order.len()
             ));
-        } else if let Some(hint) = crate::kinds::of(card.kind).last_hint(card) {
+        } else if let Some(hint) = crate::card_kind::of(card.kind).last_hint(card) {
             self.screen.line(&format!("{} {hint}", cyan_hint()));
         } else if let Some(step) = card.deeper.as_ref().and_then(|d| d.steps.first()) {
             self.screen.line(&format!("{} {step}", cyan_hint()));

@@ -6,8 +6,8 @@ use mock_server::validator::{CheckRule, Finding};
 use serde_json::{Value, json};
 
 use super::reply_summary;
-use crate::check::report::Report;
 use crate::client::{Exchange, HeaderEdits, HttpClient};
+use crate::commands::check::report::Report;
 
 /// A made-up version no server implements, for the -32022 check.
 const BOGUS_VERSION: &str = "2031-01-01";

@@ -55,7 +55,7 @@ fn mistakes_are_explained() {
 /// every alias leads to it too.
 #[test]
 fn every_step_is_listed_documented_and_reachable() {
-    let readme = include_str!("../../README.md");
+    let readme = include_str!("../../../README.md");
     let from = readme
         .find("### Steps")
         .expect("the README has a Steps section");
