@@ -12,7 +12,7 @@ use crate::term::{paint, paint_err};
 use crate::deck::eval;
 use crate::deck::eval::report as eval_report;
 use crate::deck::{
-    Deck, DeckError, Library, concepts, content_rules, export, facts, rubric, validate,
+    Deck, DeckError, Library, concepts, content_checks, export, facts, rubric, validate,
 };
 use crate::global::Global;
 
@@ -267,7 +267,7 @@ fn check(g: &Global, paths: &[PathBuf], list_unused: bool) -> anyhow::Result<Exi
             Some(text) => {
                 problems.extend(validate::self_test(d, &text));
                 problems.extend(rubric::check(d, &text));
-                problems.extend(content_rules::check(d, &text));
+                problems.extend(content_checks::check(d, &text));
                 problems.extend(crate::deck::lint_check(d, &text));
             }
             None => problems.push(DeckError {
@@ -279,8 +279,10 @@ fn check(g: &Global, paths: &[PathBuf], list_unused: bool) -> anyhow::Result<Exi
         }
     }
     if embedded_run {
-        problems.extend(content_rules::scenario_length_bias());
-        problems.extend(content_rules::decks_length_bias(&Library::embedded().decks));
+        problems.extend(content_checks::scenario_length_bias());
+        problems.extend(content_checks::decks_length_bias(
+            &Library::embedded().decks,
+        ));
         if facts::all().len() != 60 {
             problems.push(DeckError {
                 file: "decks/facts.toml".into(),

@@ -6,7 +6,7 @@
 
 pub mod catalogue;
 pub mod concepts;
-pub mod content_rules;
+pub mod content_checks;
 pub mod eval;
 pub mod export;
 pub mod facts;

@@ -1,4 +1,4 @@
-//! The content rules `decks check` adds on top of the format: things a deck can get wrong while
+//! The content checks `decks check` adds on top of the format: things a deck can get wrong while
 //! still parsing and passing its self-tests.
 //!
 //! - every spec reference (a card's `spec`, a red flag's `spec`) resolves through
