@@ -14,6 +14,7 @@ use crate::deck::Library;
 use crate::global::Global;
 use crate::scheduler::{self, CardState, Phase, Scheduler};
 use crate::store::{ReviewRow, Store};
+use crate::term::ink::{bad as red, faint as dim, strong as bold};
 
 #[derive(Debug, clap::Args)]
 #[command(after_help = "\
@@ -187,22 +188,68 @@ pub fn compute(
     let sched = &store.scheduler;
     let all = store.reviews()?;
     let rows: Vec<&ReviewRow> = all.iter().filter(|r| !r.undone).collect();
-    let mut counts = Counts {
-        total: rows.len(),
-        undone: all.len() - rows.len(),
-        ..Counts::default()
-    };
-    for r in &rows {
-        counts.scheduled += usize::from(r.scheduled);
-        *counts.by_rating.entry(r.rating.clone()).or_default() += 1;
-        *counts.by_mode.entry(r.mode.clone()).or_default() += 1;
-    }
+    let counts = counts(&rows, all.len());
     let (states, true_retention) = replay(sched, &rows);
-
     let known: Vec<String> = lib
         .cards()
         .map(|(d, c)| format!("{}/{}", d.meta.id, c.id))
         .collect();
+    let (due_today, forecast) = forecast(&states, now, args.days);
+    let tally = Tally::of(&rows);
+    let judge_counts = store.judge_counts()?;
+    let mut disputes: Vec<CardDisputes> = judge_counts
+        .disputes
+        .into_iter()
+        .map(|(card, disputes)| CardDisputes { card, disputes })
+        .collect();
+    disputes.sort_by(|a, b| b.disputes.cmp(&a.disputes).then(a.card.cmp(&b.card)));
+    Ok(Stats {
+        disputes,
+        judged: Judged {
+            answers: judge_counts.judged,
+            agreed_with_rules: judge_counts.agreed,
+        },
+        now,
+        desired_retention: sched.desired_retention,
+        cards_known: known.len(),
+        cards_seen: states.len(),
+        new_waiting: known.iter().filter(|k| !states.contains_key(*k)).count(),
+        reviews: counts,
+        due_today,
+        forecast,
+        true_retention,
+        weakest_cards: weakest_cards(sched, &states, &tally.by_card, now, args.top),
+        weakest_points: weakest_points(tally.missed, &tally.asked, args.top),
+        recurring_red_flags: recurring_flags(lib, tally.flags, args.top),
+        verdicts: tally.verdicts,
+        answer_times: tally.times,
+        exam: args
+            .exam
+            .map(|d| readiness(sched, &states, &known, d, args.top)),
+    })
+}
+
+/// How many reviews, by rating and by mode; `all` counts the undone ones too.
+fn counts(rows: &[&ReviewRow], all: usize) -> Counts {
+    let mut counts = Counts {
+        total: rows.len(),
+        undone: all - rows.len(),
+        ..Counts::default()
+    };
+    for r in rows {
+        counts.scheduled += usize::from(r.scheduled);
+        *counts.by_rating.entry(r.rating.clone()).or_default() += 1;
+        *counts.by_mode.entry(r.mode.clone()).or_default() += 1;
+    }
+    counts
+}
+
+/// How many cards are due today, and on each of the next `days` days (today first).
+fn forecast(
+    states: &HashMap<String, CardState>,
+    now: DateTime<Utc>,
+    days: u32,
+) -> (usize, Vec<DayDue>) {
     let today = scheduler::day_index(now);
     // Due today means by the end of this study day: a learning card coming back this
     // evening counts, as do overdue cards.
@@ -210,81 +257,112 @@ pub fn compute(
         .values()
         .filter(|s| scheduler::day_index(s.due) <= today)
         .count();
-    let mut forecast = Vec::new();
-    // Today first (the same count as "due today"), then the days after it.
-    for d in 0..i64::from(args.days) {
-        let day = today + d;
-        let due = if d == 0 {
-            due_today
-        } else {
-            states
-                .values()
-                .filter(|s| scheduler::day_index(s.due) == day)
-                .count()
-        };
-        let date = scheduler::day_start(day)
-            .with_timezone(&chrono::Local)
-            .format("%a %Y-%m-%d")
-            .to_string();
-        forecast.push(DayDue { date, due });
-    }
-
-    let mut verdicts = Verdicts::default();
-    let mut times = Times::default();
-    let mut secs = Vec::new();
-    let mut by_card: HashMap<&str, (usize, usize)> = HashMap::new();
-    let mut missed: HashMap<(String, String), usize> = HashMap::new();
-    let mut asked: HashMap<String, usize> = HashMap::new();
-    let mut flags: BTreeMap<String, (usize, Vec<String>)> = BTreeMap::new();
-    for r in &rows {
-        let e = by_card.entry(r.card.as_str()).or_default();
-        e.0 += 1;
-        if r.rating == "again" {
-            e.1 += 1;
-        }
-        if let Some(v) = &r.verdict {
-            verdicts.answers += 1;
-            match v.as_str() {
-                "pass" => verdicts.pass += 1,
-                "partial" => verdicts.partial += 1,
-                _ => verdicts.fail += 1,
-            }
-            *asked.entry(r.card.clone()).or_default() += 1;
-        }
-        for p in &r.points_missed {
-            *missed.entry((r.card.clone(), by_text(p))).or_default() += 1;
-        }
-        for f in &r.red_flags {
-            let e = flags.entry(by_text(f)).or_default();
-            e.0 += 1;
-            if !e.1.contains(&r.card) {
-                e.1.push(r.card.clone());
-            }
-        }
-        if let (Some(ms), Some(b), Some(s)) = (r.answer_ms, r.basics_s, r.solid_s) {
-            let t = ms as f64 / 1000.0;
-            secs.push(t);
-            times.answers += 1;
-            if t <= b as f64 {
-                times.within_basics += 1;
-            }
-            if t <= s as f64 {
-                times.within_solid += 1;
+    let forecast = (0..i64::from(days))
+        .map(|d| {
+            let day = today + d;
+            // Today first (the same count as "due today"), then the days after it.
+            let due = if d == 0 {
+                due_today
             } else {
-                times.over += 1;
+                states
+                    .values()
+                    .filter(|s| scheduler::day_index(s.due) == day)
+                    .count()
+            };
+            let date = scheduler::day_start(day)
+                .with_timezone(&chrono::Local)
+                .format("%a %Y-%m-%d")
+                .to_string();
+            DayDue { date, due }
+        })
+        .collect();
+    (due_today, forecast)
+}
+
+/// What one pass over the log counts: verdicts, answer times, and per card and point how
+/// often it was asked, rated `again`, missed or red-flagged.
+#[derive(Default)]
+struct Tally<'r> {
+    verdicts: Verdicts,
+    times: Times,
+    /// Card → (reviews, rated again).
+    by_card: HashMap<&'r str, (usize, usize)>,
+    /// (card, point label) → times missed.
+    missed: HashMap<(String, String), usize>,
+    /// Card → answers graded.
+    asked: HashMap<String, usize>,
+    /// Flag label → (times raised, cards it was raised on).
+    flags: BTreeMap<String, (usize, Vec<String>)>,
+}
+
+impl<'r> Tally<'r> {
+    fn of(rows: &[&'r ReviewRow]) -> Tally<'r> {
+        let mut t = Tally::default();
+        let mut secs = Vec::new();
+        for r in rows {
+            let e = t.by_card.entry(r.card.as_str()).or_default();
+            e.0 += 1;
+            if r.rating == "again" {
+                e.1 += 1;
+            }
+            if let Some(v) = &r.verdict {
+                t.verdicts.answers += 1;
+                match v.as_str() {
+                    "pass" => t.verdicts.pass += 1,
+                    "partial" => t.verdicts.partial += 1,
+                    _ => t.verdicts.fail += 1,
+                }
+                *t.asked.entry(r.card.clone()).or_default() += 1;
+            }
+            for p in &r.points_missed {
+                *t.missed.entry((r.card.clone(), by_text(p))).or_default() += 1;
+            }
+            for f in &r.red_flags {
+                let e = t.flags.entry(by_text(f)).or_default();
+                e.0 += 1;
+                if !e.1.contains(&r.card) {
+                    e.1.push(r.card.clone());
+                }
+            }
+            if let (Some(ms), Some(b), Some(s)) = (r.answer_ms, r.basics_s, r.solid_s) {
+                let secs_taken = ms as f64 / 1000.0;
+                secs.push(secs_taken);
+                t.times.answers += 1;
+                if secs_taken <= b as f64 {
+                    t.times.within_basics += 1;
+                }
+                if secs_taken <= s as f64 {
+                    t.times.within_solid += 1;
+                } else {
+                    t.times.over += 1;
+                }
             }
         }
+        t.times.median_s = median(&mut secs);
+        t
     }
-    secs.sort_by(f64::total_cmp);
-    times.median_s = (!secs.is_empty()).then(|| {
-        let m = secs.len() / 2;
-        if secs.len() % 2 == 0 {
-            (secs[m - 1] + secs[m]) / 2.0
-        } else {
-            secs[m]
-        }
-    });
+}
 
+fn median(xs: &mut [f64]) -> Option<f64> {
+    xs.sort_by(f64::total_cmp);
+    (!xs.is_empty()).then(|| {
+        let m = xs.len() / 2;
+        if xs.len() % 2 == 0 {
+            (xs[m - 1] + xs[m]) / 2.0
+        } else {
+            xs[m]
+        }
+    })
+}
+
+/// The `top` cards most likely forgotten first (learning cards first, then by recall now).
+fn weakest_cards(
+    sched: &Scheduler,
+    states: &HashMap<String, CardState>,
+    by_card: &HashMap<&str, (usize, usize)>,
+    now: DateTime<Utc>,
+    top: usize,
+) -> Vec<WeakCard> {
     let mut ranked = states
         .iter()
         .map(|(k, s)| {
@@ -307,10 +385,16 @@ pub fn compute(
             .then(b.again.cmp(&a.again))
             .then(a.card.cmp(&b.card))
     });
-    let mut weakest_cards: Vec<WeakCard> = ranked.into_iter().map(|(_, c)| c).collect();
-    weakest_cards.truncate(args.top);
+    ranked.into_iter().map(|(_, c)| c).take(top).collect()
+}
 
-    let mut weakest_points: Vec<WeakPoint> = missed
+/// The `top` key points missed most often (then most often for how often they were asked).
+fn weakest_points(
+    missed: HashMap<(String, String), usize>,
+    asked: &HashMap<String, usize>,
+    top: usize,
+) -> Vec<WeakPoint> {
+    let mut points: Vec<WeakPoint> = missed
         .into_iter()
         .map(|((card, point), n)| WeakPoint {
             asked: asked.get(&card).copied().unwrap_or(n),
@@ -319,16 +403,25 @@ pub fn compute(
             missed: n,
         })
         .collect();
-    weakest_points.sort_by(|a, b| {
+    points.sort_by(|a, b| {
         b.missed
             .cmp(&a.missed)
             .then((b.missed * a.asked).cmp(&(a.missed * b.asked)))
             .then(a.card.cmp(&b.card))
             .then(a.point.cmp(&b.point))
     });
-    weakest_points.truncate(args.top);
+    points.truncate(top);
+    points
+}
 
-    let mut recurring_red_flags: Vec<FlagCount> = flags
+/// The `top` red flags raised most often, each with the correction and reference of the card
+/// (or wrong option) that raised it.
+fn recurring_flags(
+    lib: &Library,
+    flags: BTreeMap<String, (usize, Vec<String>)>,
+    top: usize,
+) -> Vec<FlagCount> {
+    let mut out: Vec<FlagCount> = flags
         .into_iter()
         .map(|(label, (count, cards))| {
             let def = cards.iter().find_map(|k| {
@@ -356,68 +449,46 @@ pub fn compute(
             }
         })
         .collect();
-    recurring_red_flags.sort_by(|a, b| b.count.cmp(&a.count).then(a.label.cmp(&b.label)));
-    recurring_red_flags.truncate(args.top);
+    out.sort_by(|a, b| b.count.cmp(&a.count).then(a.label.cmp(&b.label)));
+    out.truncate(top);
+    out
+}
 
-    let exam = args.exam.map(|d| {
-        let at = scheduler::day_start(scheduler::day_of_date(d)) + Duration::hours(8);
-        let mut recalls: Vec<(String, f32)> = known
-            .iter()
-            .map(|k| (k.clone(), sched.recall_at(states.get(k), at)))
-            .collect();
-        recalls.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));
-        let ready = recalls
-            .iter()
-            .filter(|(_, r)| *r >= sched.desired_retention)
-            .count();
-        let mean = if recalls.is_empty() {
-            0.0
-        } else {
-            recalls.iter().map(|(_, r)| f64::from(*r)).sum::<f64>() / recalls.len() as f64
-        };
-        Readiness {
-            date: d.to_string(),
-            cards: recalls.len(),
-            mean_recall: mean,
-            ready,
-            at_risk: recalls
-                .iter()
-                .filter(|(_, r)| *r < sched.desired_retention)
-                .take(args.top)
-                .map(|(k, _)| k.clone())
-                .collect(),
-        }
-    });
-
-    let judge_counts = store.judge_counts()?;
-    let mut disputes: Vec<CardDisputes> = judge_counts
-        .disputes
-        .into_iter()
-        .map(|(card, disputes)| CardDisputes { card, disputes })
+/// Predicted recall of every known card on the morning of the exam date `d`.
+fn readiness(
+    sched: &Scheduler,
+    states: &HashMap<String, CardState>,
+    known: &[String],
+    d: NaiveDate,
+    top: usize,
+) -> Readiness {
+    let at = scheduler::day_start(scheduler::day_of_date(d)) + Duration::hours(8);
+    let mut recalls: Vec<(String, f32)> = known
+        .iter()
+        .map(|k| (k.clone(), sched.recall_at(states.get(k), at)))
         .collect();
-    disputes.sort_by(|a, b| b.disputes.cmp(&a.disputes).then(a.card.cmp(&b.card)));
-    Ok(Stats {
-        disputes,
-        judged: Judged {
-            answers: judge_counts.judged,
-            agreed_with_rules: judge_counts.agreed,
-        },
-        now,
-        desired_retention: sched.desired_retention,
-        cards_known: known.len(),
-        cards_seen: states.len(),
-        new_waiting: known.iter().filter(|k| !states.contains_key(*k)).count(),
-        reviews: counts,
-        due_today,
-        forecast,
-        true_retention,
-        verdicts,
-        weakest_cards,
-        weakest_points,
-        recurring_red_flags,
-        answer_times: times,
-        exam,
-    })
+    recalls.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));
+    let ready = recalls
+        .iter()
+        .filter(|(_, r)| *r >= sched.desired_retention)
+        .count();
+    let mean = if recalls.is_empty() {
+        0.0
+    } else {
+        recalls.iter().map(|(_, r)| f64::from(*r)).sum::<f64>() / recalls.len() as f64
+    };
+    Readiness {
+        date: d.to_string(),
+        cards: recalls.len(),
+        mean_recall: mean,
+        ready,
+        at_risk: recalls
+            .iter()
+            .filter(|(_, r)| *r < sched.desired_retention)
+            .take(top)
+            .map(|(k, _)| k.clone())
+            .collect(),
+    }
 }
 
 /// A choice card's option named by its text, not by a letter: the letters are those of the
@@ -454,32 +525,73 @@ fn pct(n: usize, of: usize) -> String {
 
 /// The report as text (printed in one write, so a closed pipe is no panic).
 fn render(s: &Stats, plain: bool, width: usize) -> String {
-    use std::fmt::Write as _;
-    let mut o = String::new();
-    // Every line is filled to the terminal's width with a hanging indent.
-    macro_rules! println {
-        ($($t:tt)*) => {{
-            let _ = writeln!(o, "{}", crate::term::hang(&format!($($t)*), width));
-        }};
+    let mut o = Page {
+        text: String::new(),
+        plain,
+        width,
+    };
+    overview(&mut o, s);
+    weaknesses(&mut o, s);
+    judged(&mut o, s);
+    if let Some(e) = &s.exam {
+        o.head(&format!("Readiness for {}", e.date));
+        o.line(format_args!(
+            "  predicted recall {:.0}% on average; {} of {} cards at or above {:.0}%",
+            e.mean_recall * 100.0,
+            e.ready,
+            e.cards,
+            s.desired_retention * 100.0
+        ));
+        if !e.at_risk.is_empty() {
+            o.line(format_args!("  most at risk: {}", e.at_risk.join(", ")));
+            o.line(format_args!(
+                "  practise them with: mcp-tutor quiz --exam {}",
+                e.date
+            ));
+        }
     }
-    use crate::term::ink::{bad as red, faint as dim, strong as bold};
-    macro_rules! head {
-        ($t:expr) => {{
-            let t: &str = $t;
-            if plain {
-                println!("{t}:");
-            } else {
-                println!("{}", bold(t));
-            }
-        }};
+    if plain {
+        crate::term::unglyph(&o.text)
+    } else {
+        o.text
     }
-    println!(
+}
+
+/// The report being written: every line filled to the terminal's width with a hanging indent.
+struct Page {
+    text: String,
+    plain: bool,
+    width: usize,
+}
+
+impl Page {
+    fn line(&mut self, args: std::fmt::Arguments) {
+        use std::fmt::Write as _;
+        let _ = writeln!(
+            self.text,
+            "{}",
+            crate::term::hang(&args.to_string(), self.width)
+        );
+    }
+
+    fn head(&mut self, t: &str) {
+        if self.plain {
+            self.line(format_args!("{t}:"));
+        } else {
+            self.line(format_args!("{}", bold(t)));
+        }
+    }
+}
+
+/// The header, what is due, the forecast, retention, verdicts and answer times.
+fn overview(o: &mut Page, s: &Stats) {
+    o.line(format_args!(
         "{} {} · day starts 04:00 local · desired retention {:.0}%",
         bold("mcp-tutor stats"),
         s.now.with_timezone(&chrono::Local).format("%Y-%m-%d %H:%M"),
         s.desired_retention * 100.0
-    );
-    println!(
+    ));
+    o.line(format_args!(
         "Due today: {} · new cards waiting: {} · cards seen: {} of {} · reviews: {}{}",
         s.due_today,
         s.new_waiting,
@@ -491,128 +603,122 @@ fn render(s: &Stats, plain: bool, width: usize) -> String {
         } else {
             String::new()
         }
-    );
-    head!(&format!("Forecast, next {} days", s.forecast.len()));
+    ));
+    o.head(&format!("Forecast, next {} days", s.forecast.len()));
     let max = s.forecast.iter().map(|d| d.due).max().unwrap_or(0).max(1);
     for d in &s.forecast {
-        let width = (d.due * 30).div_ceil(max);
-        let bar = if plain {
+        let bar = if o.plain {
             String::new()
         } else {
-            "█".repeat(width)
+            "█".repeat((d.due * 30).div_ceil(max))
         };
-        println!("  {}  {:>3} {bar}", d.date, d.due);
+        o.line(format_args!("  {}  {:>3} {bar}", d.date, d.due));
     }
     let r = &s.true_retention;
     match r.rate {
-        Some(v) => println!(
+        Some(v) => o.line(format_args!(
             "True retention: {:.0}% ({} of {} of graduated cards recalled)",
             v * 100.0,
             r.recalled,
             count(r.reviews, "review")
-        ),
-        None => println!("True retention: n/a, no graduated card reviewed yet"),
+        )),
+        None => o.line(format_args!(
+            "True retention: n/a, no graduated card reviewed yet"
+        )),
     }
     let v = &s.verdicts;
-    println!(
+    o.line(format_args!(
         "Grader verdicts: pass {} · partial {} · fail {} (of {})",
         v.pass,
         v.partial,
         v.fail,
         count(v.answers, "answer")
-    );
+    ));
     let t = &s.answer_times;
-    println!(
+    o.line(format_args!(
         "Answer times: median {} · within the basics target {} · within the solid target {} · over {}",
         t.median_s.map_or("n/a".into(), |m| format!("{m:.0} s")),
         pct(t.within_basics, t.answers),
         pct(t.within_solid, t.answers),
         t.over
-    );
+    ));
+}
+
+/// The weakest cards, the points missed most and the recurring misconceptions.
+fn weaknesses(o: &mut Page, s: &Stats) {
     if !s.weakest_cards.is_empty() {
-        head!("Weakest cards");
+        o.head("Weakest cards");
         for w in &s.weakest_cards {
             let recall = match w.recall_now {
                 Some(r) => format!("{:>3.0}% recall now", r * 100.0),
                 // Right after a lapse FSRS predicts ~100%: say what is true instead.
                 None => format!("{:<15}", w.phase),
             };
-            println!(
+            o.line(format_args!(
                 "  {recall}  {}  ({}, {} again, {})",
                 w.card,
                 count(w.reviews, "review"),
                 w.again,
                 count(w.lapses as usize, "lapse")
-            );
+            ));
         }
     }
     if !s.weakest_points.is_empty() {
-        head!("Key points you miss most");
+        o.head("Key points you miss most");
         for p in &s.weakest_points {
-            println!(
+            o.line(format_args!(
                 "  missed {} of {}  {} {}",
                 p.missed,
                 p.asked,
                 p.point,
                 dim(&format!("({})", p.card))
-            );
+            ));
         }
     }
     if !s.recurring_red_flags.is_empty() {
-        head!("Your recurring misconceptions");
+        o.head("Your recurring misconceptions");
         for f in &s.recurring_red_flags {
-            println!(
+            o.line(format_args!(
                 "  {}× {} {}",
                 f.count,
                 red(&f.label),
                 dim(&format!("({})", f.cards.join(", ")))
-            );
+            ));
             if let Some(c) = &f.correction {
-                println!(
+                o.line(format_args!(
                     "      correction: {c}{}",
                     f.spec
                         .as_ref()
                         .map(|s| format!(" ({s})"))
                         .unwrap_or_default()
-                );
+                ));
             }
         }
     }
+}
+
+/// What the model judge rated and which verdicts the learner disputed.
+fn judged(o: &mut Page, s: &Stats) {
     if s.judged.answers > 0 {
         let n = s.judged.answers;
-        println!(
+        o.line(format_args!(
             "Model judge: {n} answer{} rated on its verdict; it agreed with the rules on {}",
             if n == 1 { "" } else { "s" },
             s.judged.agreed_with_rules
-        );
+        ));
     }
     if !s.disputes.is_empty() {
-        head!("Verdicts you disputed");
+        o.head("Verdicts you disputed");
         for d in &s.disputes {
-            println!("  {}× {}", d.disputes, d.card);
+            o.line(format_args!("  {}× {}", d.disputes, d.card));
         }
-        println!(
+        o.line(format_args!(
             "  {}",
             dim(
                 "(the answers are kept in the disputes folder of your data directory; `mcp-tutor decks eval --answers DIR` grades them)"
             )
-        );
+        ));
     }
-    if let Some(e) = &s.exam {
-        head!(&format!("Readiness for {}", e.date));
-        println!(
-            "  predicted recall {:.0}% on average; {} of {} cards at or above {:.0}%",
-            e.mean_recall * 100.0,
-            e.ready,
-            e.cards,
-            s.desired_retention * 100.0
-        );
-        if !e.at_risk.is_empty() {
-            println!("  most at risk: {}", e.at_risk.join(", "));
-            println!("  practise them with: mcp-tutor quiz --exam {}", e.date);
-        }
-    }
-    if plain { crate::term::unglyph(&o) } else { o }
 }
 
 pub fn run(args: Args, g: &Global) -> anyhow::Result<ExitCode> {
