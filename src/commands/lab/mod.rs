@@ -126,39 +126,10 @@ impl Predictor for AskUser<'_> {
 
 pub fn run(args: Args, g: &Global) -> anyhow::Result<ExitCode> {
     if args.list {
-        let rows: Vec<(String, String)> = scenario::all()?
-            .into_iter()
-            .map(|s| {
-                let t = match s.scenario.transport {
-                    scenario::Transport::Http => "http",
-                    scenario::Transport::Stdio => "stdio",
-                };
-                (s.scenario.id, format!("({t}) {}", s.scenario.summary))
-            })
-            .collect();
-        println!("{}", crate::term::columns(&rows, "", crate::term::width()));
-        println!("\nrun one with: mcp-tutor lab --scenario NAME");
-        return Ok(ExitCode::SUCCESS);
+        return list_scenarios();
     }
     let sc = args.scenario.as_deref().map(scenario::find).transpose()?;
-    let script_lines: Option<Vec<String>> = match &args.script {
-        Some(path) => Some(
-            std::fs::read_to_string(path)
-                .with_context(|| format!("cannot read the script {}", path.display()))?
-                .lines()
-                .map(str::to_owned)
-                .collect(),
-        ),
-        None if !std::io::stdin().is_terminal() => Some(
-            std::io::stdin()
-                .lock()
-                .lines()
-                .collect::<Result<_, _>>()
-                .context("cannot read steps from standard input")?,
-        ),
-        None => None,
-    };
-    let interactive = script_lines.is_none();
+    let script_lines = script_lines(&args)?;
     let look = Look {
         wire: false,
         plain: g.plain,
@@ -179,21 +150,95 @@ pub fn run(args: Args, g: &Global) -> anyhow::Result<ExitCode> {
         .context("cannot start the async runtime")?;
     let (tx, rx) = crate::client::link::channel();
     let conn = rt.block_on(connect::connect(&target, tx.clone()))?;
-
     let data_dir = crate::paths::data_dir(g.data_dir.as_deref()).ok();
-    let mut lapses = StoreLapses {
-        dir: data_dir.clone(),
-    };
-
-    let keep = conn.keep;
-    let history = data_dir.map(|d| d.join("lab_history"));
+    let history = data_dir.as_ref().map(|d| d.join("lab_history"));
+    let lapses = StoreLapses { dir: data_dir };
     let sink: Box<dyn Sink> = Box::new(Stdout { json: args.json });
-    let mut lab = Lab::new(conn.link, tx, sink, look, ack_timeout);
-    let mut rx = rx;
+    let lab = Lab::new(conn.link, tx, sink, look, ack_timeout);
+    let session = Started {
+        rt,
+        lab,
+        rx,
+        lapses,
+        sc,
+        keep: conn.keep,
+    };
+    let code = match script_lines {
+        Some(lines) => session.script(&lines),
+        None => {
+            let helper = repl::LabHelper {
+                ids: Arc::new(std::sync::Mutex::new(Vec::new())),
+                tools: Arc::new(std::sync::Mutex::new(Vec::new())),
+                faults: conn.fault_names,
+                uris: conn.uris,
+            };
+            session.interactive(helper, history, args.json)?
+        }
+    };
+    Ok(code)
+}
 
-    if !interactive {
-        // Scripts and scenario scripts run step by step, settling after each.
-        let lines = script_lines.unwrap_or_default();
+/// `lab --list`: the guided scenarios in two columns.
+fn list_scenarios() -> anyhow::Result<ExitCode> {
+    let rows: Vec<(String, String)> = scenario::all()?
+        .into_iter()
+        .map(|s| {
+            let t = match s.scenario.transport {
+                scenario::Transport::Http => "http",
+                scenario::Transport::Stdio => "stdio",
+            };
+            (s.scenario.id, format!("({t}) {}", s.scenario.summary))
+        })
+        .collect();
+    println!("{}", crate::term::columns(&rows, "", crate::term::width()));
+    println!("\nrun one with: mcp-tutor lab --scenario NAME");
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The steps to run without a REPL: `--script FILE`, or standard input when it is not a
+/// terminal. `None`: interactive.
+fn script_lines(args: &Args) -> anyhow::Result<Option<Vec<String>>> {
+    Ok(match &args.script {
+        Some(path) => Some(
+            std::fs::read_to_string(path)
+                .with_context(|| format!("cannot read the script {}", path.display()))?
+                .lines()
+                .map(str::to_owned)
+                .collect(),
+        ),
+        None if !std::io::stdin().is_terminal() => Some(
+            std::io::stdin()
+                .lock()
+                .lines()
+                .collect::<Result<_, _>>()
+                .context("cannot read steps from standard input")?,
+        ),
+        None => None,
+    })
+}
+
+/// A lab connected to its server, before it runs a script or the REPL.
+struct Started {
+    rt: tokio::runtime::Runtime,
+    lab: Lab,
+    rx: crate::client::link::Receiver,
+    lapses: StoreLapses,
+    sc: Option<scenario::ScenarioFile>,
+    /// The bundled server when the lab started one: stopped before the runtime it runs on.
+    keep: Option<Box<dyn std::any::Any + Send>>,
+}
+
+impl Started {
+    /// Scripts and scenario scripts run step by step, settling after each.
+    fn script(self, lines: &[String]) -> ExitCode {
+        let Started {
+            rt,
+            lab,
+            rx,
+            mut lapses,
+            sc,
+            keep,
+        } = self;
         let mut runner = Runner {
             lab,
             rx,
@@ -202,10 +247,10 @@ pub fn run(args: Args, g: &Global) -> anyhow::Result<ExitCode> {
         let lab_failed = rt.block_on(async {
             runner.lab.banner();
             if let Some(sc) = &sc {
-                let mut predictor = Scripted::from_lines(&lines);
+                let mut predictor = Scripted::from_lines(lines);
                 runner.scenario(sc, &mut predictor, &mut lapses).await;
             } else {
-                for line in &lines {
+                for line in lines {
                     if !runner.line(line).await {
                         break;
                     }
@@ -218,57 +263,63 @@ pub fn run(args: Args, g: &Global) -> anyhow::Result<ExitCode> {
         drop(keep);
         // A script that hit an error or a broken rule says so in its exit status, so CI
         // notices; a scenario's faults are its lesson, not a failure.
-        return Ok(if lab_failed && sc.is_none() {
+        if lab_failed && sc.is_none() {
             ExitCode::FAILURE
         } else {
             ExitCode::SUCCESS
-        });
+        }
     }
 
-    // Interactive: one keyboard thread for the whole session, predictions included.
-    let ids = Arc::new(std::sync::Mutex::new(Vec::new()));
-    let tools = Arc::new(std::sync::Mutex::new(Vec::new()));
-    let helper = repl::LabHelper {
-        ids: ids.clone(),
-        tools: tools.clone(),
-        faults: conn.fault_names,
-        uris: conn.uris,
-    };
-    let mut rl = repl::editor(helper)?;
-    let printer = rl.create_external_printer().ok();
-    let mut kb =
-        repl::Keyboard::start(rl, history).context("could not start the lab's keyboard thread")?;
-    rt.block_on(async {
-        lab.banner();
-        if let Some(sc) = &sc {
-            // The scenario owns the screen until it hands over to the REPL.
-            let mut runner = Runner {
-                lab,
-                rx,
-                quiet: Duration::from_millis(400),
-            };
-            let mut predictor = AskUser { kb: &mut kb };
-            runner.scenario(sc, &mut predictor, &mut lapses).await;
-            (lab, rx) = (runner.lab, runner.rx);
-        }
-        if let Some(printer) = printer {
-            lab.set_sink(Box::new(repl::PrinterSink {
-                printer,
-                json: args.json,
-            }));
-        }
-        lab.emit(event::TranscriptEvent::Info {
-            text: if sc.is_some() {
-                "the scenario is over; keep experimenting here (`help` for the steps, `quit` to leave)"
-                    .into()
-            } else {
-                "type `help` for the steps, `quit` to leave; try `listen tools` then `change tools`"
-                    .into()
-            },
+    /// The REPL, after the scenario if there is one: one keyboard thread for the whole
+    /// session, predictions included.
+    fn interactive(
+        self,
+        helper: repl::LabHelper,
+        history: Option<PathBuf>,
+        json: bool,
+    ) -> anyhow::Result<ExitCode> {
+        let Started {
+            rt,
+            mut lab,
+            mut rx,
+            mut lapses,
+            sc,
+            keep,
+        } = self;
+        let (ids, tools) = (helper.ids.clone(), helper.tools.clone());
+        let mut rl = repl::editor(helper)?;
+        let printer = rl.create_external_printer().ok();
+        let mut kb = repl::Keyboard::start(rl, history)
+            .context("could not start the lab's keyboard thread")?;
+        rt.block_on(async {
+            lab.banner();
+            if let Some(sc) = &sc {
+                // The scenario owns the screen until it hands over to the REPL.
+                let mut runner = Runner {
+                    lab,
+                    rx,
+                    quiet: Duration::from_millis(400),
+                };
+                let mut predictor = AskUser { kb: &mut kb };
+                runner.scenario(sc, &mut predictor, &mut lapses).await;
+                (lab, rx) = (runner.lab, runner.rx);
+            }
+            if let Some(printer) = printer {
+                lab.set_sink(Box::new(repl::PrinterSink { printer, json }));
+            }
+            lab.emit(event::TranscriptEvent::Info {
+                text: if sc.is_some() {
+                    "the scenario is over; keep experimenting here (`help` for the steps, `quit` to leave)"
+                        .into()
+                } else {
+                    "type `help` for the steps, `quit` to leave; try `listen tools` then `change tools`"
+                        .into()
+                },
+            });
+            repl::run(&mut lab, &mut rx, &mut kb, ids, tools).await;
         });
-        repl::run(&mut lab, &mut rx, &mut kb, ids, tools).await;
-    });
-    kb.finish();
-    drop(keep);
-    Ok(ExitCode::SUCCESS)
+        kb.finish();
+        drop(keep);
+        Ok(ExitCode::SUCCESS)
+    }
 }

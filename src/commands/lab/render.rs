@@ -140,9 +140,32 @@ pub fn render(ev: &TranscriptEvent, look: Look) -> String {
 }
 
 fn render_styled(ev: &TranscriptEvent, look: Look, width: usize) -> String {
-    use crate::term::{reflow, wrap_to};
-    let m = marks(look.plain);
     let mut out = String::new();
+    // Every event belongs to one family, so a new one must be placed here to compile.
+    match ev {
+        TranscriptEvent::Banner { .. }
+        | TranscriptEvent::Say { .. }
+        | TranscriptEvent::Question { .. }
+        | TranscriptEvent::Answer { .. }
+        | TranscriptEvent::Notice { .. }
+        | TranscriptEvent::Step { .. }
+        | TranscriptEvent::Client { .. }
+        | TranscriptEvent::Info { .. }
+        | TranscriptEvent::Error { .. } => narration(&mut out, ev, look, width),
+        TranscriptEvent::Send { .. } | TranscriptEvent::Reply { .. } => {
+            exchange(&mut out, ev, look)
+        }
+        TranscriptEvent::Frame { .. }
+        | TranscriptEvent::KeepAlive { .. }
+        | TranscriptEvent::Dropped { .. }
+        | TranscriptEvent::End { .. } => stream(&mut out, ev, look),
+    }
+    out
+}
+
+/// What the lab and the learner say: banners, narration, predictions, steps, notes, errors.
+fn narration(out: &mut String, ev: &TranscriptEvent, look: Look, width: usize) {
+    use crate::term::{reflow, wrap_to};
     match ev {
         TranscriptEvent::Banner { server, transport } => {
             let _ = writeln!(
@@ -180,23 +203,7 @@ fn render_styled(ev: &TranscriptEvent, look: Look, width: usize) -> String {
             why,
             lapse_recorded,
         } => {
-            let (yes, no) = if look.plain {
-                ("right:", "wrong:")
-            } else {
-                (m.ok, m.bad)
-            };
-            let verdict = match (chosen, right) {
-                (None, _) => format!("answer: {correct} (no prediction made)"),
-                (Some(c), true) => format!("{yes} you said {c}, and the wire agrees"),
-                (Some(c), false) => format!("{no} you said {c}; the answer is {correct}"),
-            };
-            let style = if *right {
-                Style::new().green().bold()
-            } else if chosen.is_some() {
-                Style::new().red().bold()
-            } else {
-                Style::new().bold()
-            };
+            let (verdict, style) = prediction_verdict(chosen.as_deref(), correct, *right, look);
             let _ = writeln!(out, "{}", paint(&verdict, style));
             out.push_str(&indent(
                 &reflow(why.trim_end(), width.saturating_sub(2)),
@@ -215,6 +222,53 @@ fn render_styled(ev: &TranscriptEvent, look: Look, width: usize) -> String {
         TranscriptEvent::Step { line } => {
             let _ = writeln!(out, "{} {line}", paint("lab>", Style::new().bold()));
         }
+        TranscriptEvent::Client { text } => {
+            let tag = paint("client:", Style::new().cyan().bold());
+            let _ = writeln!(out, "  {tag} {text}");
+        }
+        TranscriptEvent::Info { text } => {
+            out.push_str(&indent(text.trim_end(), "  "));
+        }
+        TranscriptEvent::Error { text } => {
+            let _ = writeln!(out, "{} {text}", paint("error:", Style::new().red().bold()));
+        }
+        // The other families (`render_styled` places every event).
+        _ => {}
+    }
+}
+
+/// How a prediction went, and its style.
+fn prediction_verdict(
+    chosen: Option<&str>,
+    correct: &str,
+    right: bool,
+    look: Look,
+) -> (String, Style) {
+    let m = marks(look.plain);
+    let (yes, no) = if look.plain {
+        ("right:", "wrong:")
+    } else {
+        (m.ok, m.bad)
+    };
+    let verdict = match (chosen, right) {
+        (None, _) => format!("answer: {correct} (no prediction made)"),
+        (Some(c), true) => format!("{yes} you said {c}, and the wire agrees"),
+        (Some(c), false) => format!("{no} you said {c}; the answer is {correct}"),
+    };
+    let style = if right {
+        Style::new().green().bold()
+    } else if chosen.is_some() {
+        Style::new().red().bold()
+    } else {
+        Style::new().bold()
+    };
+    (verdict, style)
+}
+
+/// A request the lab sent and its plain reply.
+fn exchange(out: &mut String, ev: &TranscriptEvent, look: Look) {
+    let m = marks(look.plain);
+    match ev {
         TranscriptEvent::Send {
             id,
             method,
@@ -255,6 +309,32 @@ fn render_styled(ev: &TranscriptEvent, look: Look, width: usize) -> String {
                 }
             }
         }
+        _ => {}
+    }
+}
+
+/// The line that says how a stream ended, and its style.
+fn end_head(how: &EndKind, stream: &Value, m: &Marks) -> (String, Style) {
+    let head = match how {
+        EndKind::Graceful => format!("{} [{}] stream closed", m.back, show_id(stream)),
+        EndKind::Abrupt => format!("{} [{}] stream ended, no result", m.end, show_id(stream)),
+        EndKind::Cancelled => format!(
+            "{} [{}] stream cancelled by the client",
+            m.out,
+            show_id(stream)
+        ),
+    };
+    let style = match how {
+        EndKind::Abrupt => Style::new().yellow().bold(),
+        _ => Style::new().magenta(),
+    };
+    (head, style)
+}
+
+/// What arrived on a listen stream: frames, keep-alives, dropped frames, its end.
+fn stream(out: &mut String, ev: &TranscriptEvent, look: Look) {
+    let m = marks(look.plain);
+    match ev {
         TranscriptEvent::Frame {
             stream,
             kind,
@@ -277,7 +357,7 @@ fn render_styled(ev: &TranscriptEvent, look: Look, width: usize) -> String {
             for n in notes {
                 let _ = writeln!(out, "    {n}");
             }
-            verdict_lines(&mut out, verdicts, &m, (!look.wire).then_some(raw.as_str()));
+            verdict_lines(out, verdicts, &m, (!look.wire).then_some(raw.as_str()));
         }
         TranscriptEvent::KeepAlive { stream, raw } => {
             if look.wire {
@@ -305,7 +385,7 @@ fn render_styled(ev: &TranscriptEvent, look: Look, width: usize) -> String {
             let line = format!("{} [{}] {kind} — dropped", m.back, show_id(stream));
             let _ = writeln!(out, "{}", paint(&line, Style::new().dimmed()));
             let _ = writeln!(out, "    {why}");
-            verdict_lines(&mut out, verdicts, &m, Some(&compact(message)));
+            verdict_lines(out, verdicts, &m, Some(&compact(message)));
         }
         TranscriptEvent::End {
             stream,
@@ -313,37 +393,13 @@ fn render_styled(ev: &TranscriptEvent, look: Look, width: usize) -> String {
             note,
             verdicts,
         } => {
-            let head = match how {
-                EndKind::Graceful => format!("{} [{}] stream closed", m.back, show_id(stream)),
-                EndKind::Abrupt => {
-                    format!("{} [{}] stream ended, no result", m.end, show_id(stream))
-                }
-                EndKind::Cancelled => format!(
-                    "{} [{}] stream cancelled by the client",
-                    m.out,
-                    show_id(stream)
-                ),
-            };
-            let style = match how {
-                EndKind::Abrupt => Style::new().yellow().bold(),
-                _ => Style::new().magenta(),
-            };
+            let (head, style) = end_head(how, stream, &m);
             let _ = writeln!(out, "{}", paint(&head, style));
             if !note.is_empty() {
                 out.push_str(&indent(note, "    "));
             }
-            verdict_lines(&mut out, verdicts, &m, None);
+            verdict_lines(out, verdicts, &m, None);
         }
-        TranscriptEvent::Client { text } => {
-            let tag = paint("client:", Style::new().cyan().bold());
-            let _ = writeln!(out, "  {tag} {text}");
-        }
-        TranscriptEvent::Info { text } => {
-            out.push_str(&indent(text.trim_end(), "  "));
-        }
-        TranscriptEvent::Error { text } => {
-            let _ = writeln!(out, "{} {text}", paint("error:", Style::new().red().bold()));
-        }
+        _ => {}
     }
-    out
 }

@@ -245,160 +245,174 @@ impl State {
                 stream,
                 raw,
                 message,
-            } => self.on_frame(stream, raw, message),
-            Incoming::KeepAlive { stream, raw } => {
-                let vstream = if self.stdio { None } else { Some(&stream) };
-                self.checks.keep_alive(vstream);
-                // Shown only with `wire on`: the lab decides.
-                self.say(TranscriptEvent::KeepAlive {
-                    stream: stream.to_value(),
-                    raw,
-                });
-                Vec::new()
-            }
-            Incoming::Malformed { stream, raw, error } => {
-                let vstream = if self.stdio { None } else { stream.as_ref() };
-                let verdicts = self.checks.malformed(vstream, &raw, &error);
-                self.say(TranscriptEvent::Frame {
-                    stream: stream
-                        .as_ref()
-                        .map(RequestId::to_value)
-                        .unwrap_or(Value::String("?".into())),
-                    kind: "malformed".to_owned(),
-                    message: Value::String(raw.clone()),
-                    raw,
-                    notes: vec![error],
-                    verdicts,
-                });
-                Vec::new()
-            }
+            } => return self.on_frame(stream, raw, message),
+            Incoming::KeepAlive { stream, raw } => self.on_keep_alive(stream, raw),
+            Incoming::Malformed { stream, raw, error } => self.on_malformed(stream, raw, error),
             Incoming::Flooding {
                 stream,
                 frames,
                 secs,
                 dropped,
-            } => {
-                let whose = match &stream {
-                    Some(id) => format!("on {id}"),
-                    None => "on the stdio channel".to_owned(),
-                };
-                let first = !self.flooding.contains(&stream);
-                let mut text = format!(
-                    "server is flooding: {frames} frames in {secs:.1} s {whose}, dropped {dropped}"
-                );
-                if first {
-                    self.flooding.push(stream);
-                    text.push_str(&format!(
-                        ". The lab takes at most {} frames a second from a stream and from now on \
-                         prints only those that break a rule, so it stays responsive (`cancel` \
-                         or `quit` still work)",
-                        crate::client::link::FRAMES_PER_SECOND
-                    ));
-                }
-                self.say(TranscriptEvent::Error { text });
-                Vec::new()
-            }
-            Incoming::Ended { stream, clean } => {
-                self.expecting.retain(|e| e != &stream);
-                self.flooding.retain(|f| f.as_ref() != Some(&stream));
-                let found = self.checks.ended(Some(&stream), clean);
-                let (verdicts, unjudged) = self.asked_for_drop(found);
-                let Some(sub) = self.sub_mut(&stream) else {
-                    return Vec::new();
-                };
-                let (how, note) = match &sub.state {
-                    SubState::Cancelled | SubState::Abandoned { .. } => return Vec::new(),
-                    SubState::Closed => (
-                        EndKind::Graceful,
-                        "the server closed the stream after the result".to_owned(),
-                    ),
-                    _ => {
-                        sub.state = SubState::Broken;
-                        let cause = if self.dropped {
-                            "you made the server vanish with `drop`: this is what a transport loss looks like"
-                        } else {
-                            "transport loss, or a server that skips the graceful close"
-                        };
-                        (
-                            EndKind::Abrupt,
-                            format!(
-                                "no result: an abrupt end ({cause}). The subscription is gone and \
-                                 nothing is resumed; a careful client may listen again, with a NEW \
-                                 request id."
-                            ),
-                        )
-                    }
-                };
-                let note = match unjudged {
-                    Some(u) => format!("{note}\n{u}"),
-                    None => note,
-                };
-                self.say(TranscriptEvent::End {
-                    stream: stream.to_value(),
-                    how,
-                    note,
-                    verdicts,
-                });
-                Vec::new()
-            }
-            Incoming::ChannelClosed { why } => {
-                let open = self.open_ids();
-                self.expecting.clear();
-                self.client(format!("the channel is gone: {why}"));
-                let found = self.checks.ended(None, false);
-                let (mut verdicts, unjudged) = self.asked_for_drop(found);
-                for id in open {
-                    let verdicts = std::mem::take(&mut verdicts);
-                    if let Some(s) = self.sub_mut(&id) {
-                        s.state = SubState::Broken;
-                    }
-                    let mut note = "lost with the channel: after a reconnect the client MUST \
-                                    listen again; the server keeps no subscription state"
-                        .to_owned();
-                    if let Some(u) = &unjudged {
-                        note.push('\n');
-                        note.push_str(u);
-                    }
-                    self.say(TranscriptEvent::End {
-                        stream: id.to_value(),
-                        how: EndKind::Abrupt,
-                        note,
-                        verdicts,
-                    });
-                }
-                Vec::new()
-            }
-            Incoming::AckTimeout { stream } => {
-                let Some(sub) = self.sub(&stream) else {
-                    return Vec::new();
-                };
-                if sub.state != SubState::AwaitingAck {
-                    return Vec::new();
-                }
-                let secs = self.ack_timeout.as_secs_f64();
-                let filter = sub.asked.clone();
-                let waited = self.ack_timeout;
-                let retried = sub.retry_of.is_some();
-                self.client(format!(
-                    "no acknowledgement for {stream} after {secs:.1} s. The spec sets no deadline, but \
-                     without the ack the client cannot tell a quiet stream from one that was never \
-                     accepted, so a careful client stops waiting: it cancels {stream}"
-                ));
-                let verdicts = self.checks.ack_timeout(&stream, waited);
-                self.pending_verdicts = verdicts;
-                if retried {
-                    self.client(
-                        "this was already a retry: giving up. The server is not acknowledging \
-                         subscriptions (try `explain`)",
-                    );
-                    vec![Action::Abandon(stream)]
+            } => self.on_flooding(stream, frames, secs, dropped),
+            Incoming::Ended { stream, clean } => self.on_ended(stream, clean),
+            Incoming::ChannelClosed { why } => self.on_channel_closed(&why),
+            Incoming::AckTimeout { stream } => return self.on_ack_timeout(stream),
+        }
+        Vec::new()
+    }
+
+    /// A keep-alive comment: checked, shown only with `wire on`.
+    fn on_keep_alive(&mut self, stream: RequestId, raw: String) {
+        let vstream = if self.stdio { None } else { Some(&stream) };
+        self.checks.keep_alive(vstream);
+        // Shown only with `wire on`: the lab decides.
+        self.say(TranscriptEvent::KeepAlive {
+            stream: stream.to_value(),
+            raw,
+        });
+    }
+
+    /// A frame that is not JSON-RPC.
+    fn on_malformed(&mut self, stream: Option<RequestId>, raw: String, error: String) {
+        let vstream = if self.stdio { None } else { stream.as_ref() };
+        let verdicts = self.checks.malformed(vstream, &raw, &error);
+        self.say(TranscriptEvent::Frame {
+            stream: stream
+                .as_ref()
+                .map(RequestId::to_value)
+                .unwrap_or(Value::String("?".into())),
+            kind: "malformed".to_owned(),
+            message: Value::String(raw.clone()),
+            raw,
+            notes: vec![error],
+            verdicts,
+        });
+    }
+
+    /// The link is dropping frames of a server that sends too many.
+    fn on_flooding(&mut self, stream: Option<RequestId>, frames: u64, secs: f64, dropped: u64) {
+        let whose = match &stream {
+            Some(id) => format!("on {id}"),
+            None => "on the stdio channel".to_owned(),
+        };
+        let first = !self.flooding.contains(&stream);
+        let mut text = format!(
+            "server is flooding: {frames} frames in {secs:.1} s {whose}, dropped {dropped}"
+        );
+        if first {
+            self.flooding.push(stream);
+            text.push_str(&format!(
+                ". The lab takes at most {} frames a second from a stream and from now on \
+                 prints only those that break a rule, so it stays responsive (`cancel` \
+                 or `quit` still work)",
+                crate::client::link::FRAMES_PER_SECOND
+            ));
+        }
+        self.say(TranscriptEvent::Error { text });
+    }
+
+    /// A listen stream ended, after its result or abruptly.
+    fn on_ended(&mut self, stream: RequestId, clean: bool) {
+        self.expecting.retain(|e| e != &stream);
+        self.flooding.retain(|f| f.as_ref() != Some(&stream));
+        let found = self.checks.ended(Some(&stream), clean);
+        let (verdicts, unjudged) = self.asked_for_drop(found);
+        let Some(sub) = self.sub_mut(&stream) else {
+            return;
+        };
+        let (how, note) = match &sub.state {
+            SubState::Cancelled | SubState::Abandoned { .. } => return,
+            SubState::Closed => (
+                EndKind::Graceful,
+                "the server closed the stream after the result".to_owned(),
+            ),
+            _ => {
+                sub.state = SubState::Broken;
+                let cause = if self.dropped {
+                    "you made the server vanish with `drop`: this is what a transport loss looks like"
                 } else {
-                    vec![
-                        Action::Abandon(stream.clone()),
-                        Action::Retry { filter, of: stream },
-                    ]
-                }
+                    "transport loss, or a server that skips the graceful close"
+                };
+                (
+                    EndKind::Abrupt,
+                    format!(
+                        "no result: an abrupt end ({cause}). The subscription is gone and \
+                         nothing is resumed; a careful client may listen again, with a NEW \
+                         request id."
+                    ),
+                )
             }
+        };
+        let note = match unjudged {
+            Some(u) => format!("{note}\n{u}"),
+            None => note,
+        };
+        self.say(TranscriptEvent::End {
+            stream: stream.to_value(),
+            how,
+            note,
+            verdicts,
+        });
+    }
+
+    /// The whole channel is gone: every open subscription with it.
+    fn on_channel_closed(&mut self, why: &str) {
+        let open = self.open_ids();
+        self.expecting.clear();
+        self.client(format!("the channel is gone: {why}"));
+        let found = self.checks.ended(None, false);
+        let (mut verdicts, unjudged) = self.asked_for_drop(found);
+        for id in open {
+            let verdicts = std::mem::take(&mut verdicts);
+            if let Some(s) = self.sub_mut(&id) {
+                s.state = SubState::Broken;
+            }
+            let mut note = "lost with the channel: after a reconnect the client MUST \
+                            listen again; the server keeps no subscription state"
+                .to_owned();
+            if let Some(u) = &unjudged {
+                note.push('\n');
+                note.push_str(u);
+            }
+            self.say(TranscriptEvent::End {
+                stream: id.to_value(),
+                how: EndKind::Abrupt,
+                note,
+                verdicts,
+            });
+        }
+    }
+
+    /// No acknowledgement in time: cancel, and retry once.
+    fn on_ack_timeout(&mut self, stream: RequestId) -> Vec<Action> {
+        let Some(sub) = self.sub(&stream) else {
+            return Vec::new();
+        };
+        if sub.state != SubState::AwaitingAck {
+            return Vec::new();
+        }
+        let secs = self.ack_timeout.as_secs_f64();
+        let filter = sub.asked.clone();
+        let waited = self.ack_timeout;
+        let retried = sub.retry_of.is_some();
+        self.client(format!(
+            "no acknowledgement for {stream} after {secs:.1} s. The spec sets no deadline, but \
+             without the ack the client cannot tell a quiet stream from one that was never \
+             accepted, so a careful client stops waiting: it cancels {stream}"
+        ));
+        let verdicts = self.checks.ack_timeout(&stream, waited);
+        self.pending_verdicts = verdicts;
+        if retried {
+            self.client(
+                "this was already a retry: giving up. The server is not acknowledging \
+                 subscriptions (try `explain`)",
+            );
+            vec![Action::Abandon(stream)]
+        } else {
+            vec![
+                Action::Abandon(stream.clone()),
+                Action::Retry { filter, of: stream },
+            ]
         }
     }
 
@@ -442,23 +456,7 @@ impl State {
             });
             return Vec::new();
         };
-        let late = match &sub.state {
-            SubState::Cancelled => Some(format!(
-                "{id} was cancelled by this client; a careful client ignores anything still tagged \
-                 with it (and the server MUST NOT have sent it)"
-            )),
-            SubState::Abandoned { retried_as } => Some(match retried_as {
-                Some(r) => format!(
-                    "{id} was abandoned after its ack time-out and retried as {r}; a late frame for \
-                     the abandoned id is dropped, not acted on"
-                ),
-                None => format!("{id} was abandoned after its ack time-out; dropped, not acted on"),
-            }),
-            SubState::Closed | SubState::Broken if !msg.is_method(method::CANCELLED) => Some(
-                format!("{id} is already over; nothing may follow its end, so this is dropped"),
-            ),
-            _ => None,
-        };
+        let late = late_frame(&id, &sub.state, &msg);
         if let Some(why) = late {
             self.say(TranscriptEvent::Dropped {
                 stream: stream_value,
@@ -469,31 +467,51 @@ impl State {
             });
             return Vec::new();
         }
+        let (notes, actions, new_state) = self.read_frame(&msg, &sub, &id, &verdicts);
+        let routine = new_state.is_none() && actions.is_empty() && verdicts.iter().all(|v| v.ok);
+        if let Some(s) = self.sub_mut(&id) {
+            s.frames += 1;
+            if let Some(st) = new_state {
+                s.state = st;
+            }
+        }
+        if routine && self.flooding.contains(&stream) {
+            // Counted and checked, not printed: the flooding note says how many.
+            return actions;
+        }
+        self.say(TranscriptEvent::Frame {
+            stream: stream_value,
+            kind,
+            message,
+            raw,
+            notes,
+            verdicts,
+        });
+        actions
+    }
+
+    /// What a frame for a live subscription means, by message kind: the notes the lab prints
+    /// under it (the validator's, not judged again), what the careful client does next, and
+    /// the subscription's new state.
+    fn read_frame(
+        &mut self,
+        msg: &Message,
+        sub: &Sub,
+        id: &RequestId,
+        verdicts: &[RuleVerdict],
+    ) -> (Vec<String>, Vec<Action>, Option<SubState>) {
         let mut notes = Vec::new();
         let mut actions = Vec::new();
-        // The validator judged the tag, whether the ack came first and the honoured subset;
-        // the lab prints its notes and judges nothing again.
-        let note_of = |rules: &[&str]| {
-            verdicts
-                .iter()
-                .filter(|v| rules.contains(&v.rule.as_str()))
-                .find_map(|v| v.note.clone())
-        };
-        let tag_note = note_of(&["tag-present", "tag-matches-id", "close-result-shape"])
-            .unwrap_or_else(|| "no subscriptionId tag in _meta".to_owned());
+        let tag_note = tag_note(verdicts);
         let mut new_state = None;
-        match &msg {
+        match msg {
             Message::Notification { method: m, .. } if m == method::SUBSCRIPTIONS_ACKNOWLEDGED => {
-                // A filter the validator refuses grants nothing; its verdict says why.
-                let honoured = msg.ack_filter().and_then(Result::ok).unwrap_or_default();
-                // No "first" from the validator: it found something before this ack.
-                let position = note_of(&["ack-first"])
-                    .unwrap_or_else(|| mock_server::validator::ACK_NOT_FIRST.to_owned());
-                notes.push(format!("{position}; {tag_note}"));
-                notes.extend(note_of(&["honoured-subset"]));
+                notes.extend(acknowledged_notes(verdicts, &tag_note));
                 if sub.state == SubState::AwaitingAck {
+                    // A filter the validator refuses grants nothing; its verdict says why.
+                    let honoured = msg.ack_filter().and_then(Result::ok).unwrap_or_default();
                     new_state = Some(SubState::Live);
-                    if let Some(s) = self.sub_mut(&id) {
+                    if let Some(s) = self.sub_mut(id) {
                         s.honoured = Some(honoured.clone());
                     }
                     actions.push(Action::Relist(honoured));
@@ -536,7 +554,7 @@ impl State {
             Message::Error { .. } => {
                 notes.push(format!(
                     "the listen was refused: {}",
-                    summarise(method::SUBSCRIPTIONS_LISTEN, Some(&msg))
+                    summarise(method::SUBSCRIPTIONS_LISTEN, Some(msg))
                 ));
                 new_state = Some(SubState::Broken);
             }
@@ -547,26 +565,56 @@ impl State {
                 notes.push(format!("not a JSON-RPC message ({reason}); {tag_note}"));
             }
         }
-        let routine = new_state.is_none() && actions.is_empty() && verdicts.iter().all(|v| v.ok);
-        if let Some(s) = self.sub_mut(&id) {
-            s.frames += 1;
-            if let Some(st) = new_state {
-                s.state = st;
-            }
-        }
-        if routine && self.flooding.contains(&stream) {
-            // Counted and checked, not printed: the flooding note says how many.
-            return actions;
-        }
-        self.say(TranscriptEvent::Frame {
-            stream: stream_value,
-            kind,
-            message,
-            raw,
-            notes,
-            verdicts,
-        });
-        actions
+        (notes, actions, new_state)
+    }
+}
+
+/// The validator judged the tag, whether the ack came first and the honoured subset; the lab
+/// prints its notes and judges nothing again. The note of the first of `rules` that has one.
+fn note_of(verdicts: &[RuleVerdict], rules: &[&str]) -> Option<String> {
+    verdicts
+        .iter()
+        .filter(|v| rules.contains(&v.rule.as_str()))
+        .find_map(|v| v.note.clone())
+}
+
+/// What the validator said about a frame's tag.
+fn tag_note(verdicts: &[RuleVerdict]) -> String {
+    note_of(
+        verdicts,
+        &["tag-present", "tag-matches-id", "close-result-shape"],
+    )
+    .unwrap_or_else(|| "no subscriptionId tag in _meta".to_owned())
+}
+
+/// The notes under an acknowledgement: whether it came first, its tag, the honoured subset.
+fn acknowledged_notes(verdicts: &[RuleVerdict], tag_note: &str) -> Vec<String> {
+    // No "first" from the validator: it found something before this ack.
+    let position = note_of(verdicts, &["ack-first"])
+        .unwrap_or_else(|| mock_server::validator::ACK_NOT_FIRST.to_owned());
+    let mut notes = vec![format!("{position}; {tag_note}")];
+    notes.extend(note_of(verdicts, &["honoured-subset"]));
+    notes
+}
+
+/// Why a frame for a subscription that is over is dropped, not acted on (`None`: it is live).
+fn late_frame(id: &RequestId, state: &SubState, msg: &Message) -> Option<String> {
+    match state {
+        SubState::Cancelled => Some(format!(
+            "{id} was cancelled by this client; a careful client ignores anything still tagged \
+             with it (and the server MUST NOT have sent it)"
+        )),
+        SubState::Abandoned { retried_as } => Some(match retried_as {
+            Some(r) => format!(
+                "{id} was abandoned after its ack time-out and retried as {r}; a late frame for \
+                 the abandoned id is dropped, not acted on"
+            ),
+            None => format!("{id} was abandoned after its ack time-out; dropped, not acted on"),
+        }),
+        SubState::Closed | SubState::Broken if !msg.is_method(method::CANCELLED) => Some(format!(
+            "{id} is already over; nothing may follow its end, so this is dropped"
+        )),
+        _ => None,
     }
 }
 
