@@ -116,6 +116,15 @@ fn tools_list_request(id: i64) -> Value {
 
 /// The header, version, `_meta`, method and GET checks (§1.3). HTTP only.
 pub(super) async fn header_checks(client: &HttpClient, report: &mut Report) {
+    header_mismatch_checks(client, report).await;
+    report.add(unsupported_version(client).await);
+    meta_and_method_checks(client, report).await;
+    origin_and_verb_checks(client, report).await;
+}
+
+/// `Mcp-Method` and `MCP-Protocol-Version` missing, or disagreeing with the body: HTTP 400
+/// with -32001.
+async fn header_mismatch_checks(client: &HttpClient, report: &mut Report) {
     let probe = tools_list_request(901);
     let (f, _) = judge_refusal(
         CheckRule::HeaderMethodMissing,
@@ -177,10 +186,14 @@ pub(super) async fn header_checks(client: &HttpClient, report: &mut Report) {
         Some(error_code::HEADER_MISMATCH),
     );
     report.add(f);
+}
 
+/// A version no server implements, in the header and the body alike: -32022 with the
+/// versions the server does support.
+async fn unsupported_version(client: &HttpClient) -> Finding {
     let mut probe = tools_list_request(904);
     probe["params"]["_meta"][meta::PROTOCOL_VERSION] = json!(BOGUS_VERSION);
-    let (mut f, reply) = judge_refusal(
+    let (f, reply) = judge_refusal(
         CheckRule::UnsupportedVersion,
         &format!("tools/list at version {BOGUS_VERSION} (header and body agree)"),
         client.send(&probe).await,
@@ -188,39 +201,49 @@ pub(super) async fn header_checks(client: &HttpClient, report: &mut Report) {
         Some(error_code::UNSUPPORTED_PROTOCOL_VERSION),
     );
     if f.ok {
-        let error = reply.as_ref().and_then(Message::error);
-        let supported = error.and_then(|e| e.data_field("supported"));
-        let requested = error.and_then(|e| e.data_field("requested"));
-        let mut problems = Vec::new();
-        match supported.and_then(Value::as_array) {
-            Some(a) if !a.is_empty() && a.iter().all(Value::is_string) => {}
-            _ => problems.push(format!(
-                "data.supported should be a list of versions, got {}",
-                supported
-                    .map(Value::to_string)
-                    .unwrap_or_else(|| "nothing".into())
-            )),
-        }
-        if requested != Some(&json!(BOGUS_VERSION)) {
-            problems.push(format!(
-                "data.requested should be \"{BOGUS_VERSION}\", got {}",
-                requested
-                    .map(Value::to_string)
-                    .unwrap_or_else(|| "nothing".into())
-            ));
-        }
-        if !problems.is_empty() {
-            f = Finding::fail(CheckRule::UnsupportedVersion, problems.join("; "));
-        } else {
-            f.detail = format!(
-                "{}; data.supported {}, data.requested \"{BOGUS_VERSION}\"",
-                f.detail,
-                supported.map(Value::to_string).unwrap_or_default()
-            );
-        }
+        unsupported_version_data(f, reply.as_ref())
+    } else {
+        f
     }
-    report.add(f);
+}
 
+/// A -32022 refusal must say which versions are supported and which was requested.
+fn unsupported_version_data(mut f: Finding, reply: Option<&Message>) -> Finding {
+    let error = reply.and_then(Message::error);
+    let supported = error.and_then(|e| e.data_field("supported"));
+    let requested = error.and_then(|e| e.data_field("requested"));
+    let mut problems = Vec::new();
+    match supported.and_then(Value::as_array) {
+        Some(a) if !a.is_empty() && a.iter().all(Value::is_string) => {}
+        _ => problems.push(format!(
+            "data.supported should be a list of versions, got {}",
+            supported
+                .map(Value::to_string)
+                .unwrap_or_else(|| "nothing".into())
+        )),
+    }
+    if requested != Some(&json!(BOGUS_VERSION)) {
+        problems.push(format!(
+            "data.requested should be \"{BOGUS_VERSION}\", got {}",
+            requested
+                .map(Value::to_string)
+                .unwrap_or_else(|| "nothing".into())
+        ));
+    }
+    if !problems.is_empty() {
+        f = Finding::fail(CheckRule::UnsupportedVersion, problems.join("; "));
+    } else {
+        f.detail = format!(
+            "{}; data.supported {}, data.requested \"{BOGUS_VERSION}\"",
+            f.detail,
+            supported.map(Value::to_string).unwrap_or_default()
+        );
+    }
+    f
+}
+
+/// `_meta` without the REQUIRED client capabilities (-32602), and an unknown method (404).
+async fn meta_and_method_checks(client: &HttpClient, report: &mut Report) {
     // _meta present (its version matches the header) but the REQUIRED clientCapabilities missing:
     // unambiguously a _meta failure, not a header mismatch.
     let mut probe = tools_list_request(905);
@@ -245,7 +268,10 @@ pub(super) async fn header_checks(client: &HttpClient, report: &mut Report) {
         Some(error_code::METHOD_NOT_FOUND),
     );
     report.add(f);
+}
 
+/// A foreign Origin (403), and a modern client's GET and DELETE (405).
+async fn origin_and_verb_checks(client: &HttpClient, report: &mut Report) {
     // A browser page on another site reaching a local server: the Origin a DNS-rebinding attack
     // carries.
     let probe = tools_list_request(908);
