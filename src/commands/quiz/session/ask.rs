@@ -3,7 +3,7 @@
 
 use std::time::Instant;
 
-use super::{COMMANDS, HELP, QuestionReply, Session};
+use super::{Answer, COMMANDS, HELP, QuestionReply, Session};
 use crate::card::Card;
 use crate::commands::quiz::input::{Input, Line};
 use crate::commands::quiz::interviewer;
@@ -145,13 +145,13 @@ impl Session {
         } else {
             grader::grade(card, &text)
         };
-        Ok(QuestionReply::Answered {
+        Ok(QuestionReply::Answered(Answer {
             text,
             seconds,
             hints,
             deeper,
             grade,
-        })
+        }))
     }
 
     fn hint(&mut self, card: &Card, shown: &mut usize) {

@@ -71,16 +71,19 @@ struct Outcome {
 }
 
 enum QuestionReply {
-    Answered {
-        text: String,
-        seconds: f32,
-        hints: u32,
-        deeper: u32,
-        grade: Grade,
-    },
+    Answered(Answer),
     Skip,
     Undo,
     Quit,
+}
+
+/// An answer as typed and graded, with the help it took.
+struct Answer {
+    text: String,
+    seconds: f32,
+    hints: u32,
+    deeper: u32,
+    grade: Grade,
 }
 
 pub struct Session {
@@ -290,91 +293,108 @@ impl Session {
             // deck's own order (see shuffle.rs).
             let shown = super::shuffle::present(&card, super::shuffle::next_seed());
             let step = self.ask(&key, &card, &shown.card, input)?;
-            match step {
+            let go_on = match step {
                 QuestionReply::Quit => {
-                    self.queue.push_front((key.clone(), is_followup));
-                    self.screen.line(&format!(
-                        "{} this card was not rated, so it was not saved.",
-                        yellow("quit:")
-                    ));
-                    break;
+                    self.stop_unrated(&key, is_followup);
+                    false
                 }
                 QuestionReply::Skip => {
                     self.screen
                         .line(&format!("{} {key} (not rated)", dim("skipped:")));
+                    true
                 }
                 QuestionReply::Undo => {
                     self.queue.push_front((key.clone(), is_followup));
                     self.undo();
+                    true
                 }
-                QuestionReply::Answered {
-                    text,
-                    seconds,
-                    hints,
-                    deeper,
-                    grade,
-                } => {
-                    let effort = {
-                        let (b, s) = render::targets(&card);
-                        Effort {
-                            seconds,
-                            basics_target: b,
-                            solid_target: s,
-                            hints,
-                            deeper_before: deeper,
-                            failed_recently: self.failed_recently(&key),
-                        }
-                    };
-                    if !self.args.interviewer {
-                        self.screen.feedback(&key, &shown.card, &grade, seconds);
-                    } else {
-                        self.screen.feedback_as(
-                            "interviewer's ticks",
-                            &key,
-                            &shown.card,
-                            &grade,
-                            seconds,
-                        );
-                    }
-                    let grade = self.second_opinion(&key, &card, &text, grade, effort);
-                    let grade = self.settle(grade, input)?;
-                    let sugg = rating::suggest(&grade, &effort);
-                    let stored = shown.canonical(&card, &grade);
-                    match self.rate(&shown.card, &sugg, effort.deeper_before, input)? {
-                        RatingReply::Rated(r) => {
-                            let rating = (&stored, &sugg, &effort, r);
-                            if !self.save(&key, &card, rating, is_followup, input)? {
-                                self.queue.push_front((key.clone(), is_followup));
-                                self.screen.line(&format!(
-                                    "{} this rating was not saved; every earlier one is.",
-                                    yellow("quit:")
-                                ));
-                                break;
-                            }
-                            self.after_rating(&key, &card, &stored, r);
-                        }
-                        RatingReply::Skip => {
-                            self.screen
-                                .line(&format!("{} {key} (not rated)", dim("skipped:")));
-                        }
-                        RatingReply::Undo => {
-                            self.queue.push_front((key.clone(), is_followup));
-                            self.undo();
-                        }
-                        RatingReply::Quit => {
-                            self.queue.push_front((key.clone(), is_followup));
-                            self.screen.line(&format!(
-                                "{} this card was not rated, so it was not saved.",
-                                yellow("quit:")
-                            ));
-                            break;
-                        }
-                    }
+                QuestionReply::Answered(answer) => {
+                    self.rate_answer(&key, &card, &shown, is_followup, answer, input)?
                 }
+            };
+            if !go_on {
+                break;
             }
         }
         self.finish();
         Ok(())
+    }
+
+    /// Feedback on an answer, a second opinion, the rating and its saving. Returns whether the
+    /// session goes on.
+    fn rate_answer(
+        &mut self,
+        key: &str,
+        card: &Card,
+        shown: &super::shuffle::Shown,
+        is_followup: bool,
+        answer: Answer,
+        input: &mut dyn Input,
+    ) -> anyhow::Result<bool> {
+        let Answer {
+            text,
+            seconds,
+            hints,
+            deeper,
+            grade,
+        } = answer;
+        let effort = {
+            let (b, s) = render::targets(card);
+            Effort {
+                seconds,
+                basics_target: b,
+                solid_target: s,
+                hints,
+                deeper_before: deeper,
+                failed_recently: self.failed_recently(key),
+            }
+        };
+        if !self.args.interviewer {
+            self.screen.feedback(key, &shown.card, &grade, seconds);
+        } else {
+            self.screen
+                .feedback_as("interviewer's ticks", key, &shown.card, &grade, seconds);
+        }
+        let grade = self.second_opinion(key, card, &text, grade, effort);
+        let grade = self.settle(grade, input)?;
+        let sugg = rating::suggest(&grade, &effort);
+        let stored = shown.canonical(card, &grade);
+        match self.rate(&shown.card, &sugg, effort.deeper_before, input)? {
+            RatingReply::Rated(r) => {
+                let rating = (&stored, &sugg, &effort, r);
+                if !self.save(key, card, rating, is_followup, input)? {
+                    self.queue.push_front((key.to_owned(), is_followup));
+                    self.screen.line(&format!(
+                        "{} this rating was not saved; every earlier one is.",
+                        yellow("quit:")
+                    ));
+                    return Ok(false);
+                }
+                self.after_rating(key, card, &stored, r);
+            }
+            RatingReply::Skip => {
+                self.screen
+                    .line(&format!("{} {key} (not rated)", dim("skipped:")));
+            }
+            RatingReply::Undo => {
+                self.queue.push_front((key.to_owned(), is_followup));
+                self.undo();
+            }
+            RatingReply::Quit => {
+                self.stop_unrated(key, is_followup);
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
+    /// Quit before a rating: the card goes back on the queue, unsaved.
+    fn stop_unrated(&mut self, key: &str, is_followup: bool) {
+        self.queue.push_front((key.to_owned(), is_followup));
+        self.screen.line(&format!(
+            "{} this card was not rated, so it was not saved.",
+            yellow("quit:")
+        ));
     }
 
     fn intro(&mut self) {
