@@ -13,7 +13,7 @@ use std::sync::OnceLock;
 
 use serde::Deserialize;
 
-use crate::card::{Card, CardKind, RedFlag};
+use crate::card::{Card, RedFlag};
 
 /// `decks/concepts.toml`.
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -138,7 +138,7 @@ pub fn resolve(card: &mut Card, vocab: &Vocabulary, used: &mut BTreeSet<String>)
     let mut un = Unresolved::default();
     card.identifiers = vocab.identifiers.known.clone();
     // The catalogue's misconceptions are checked on every free-text card's answers.
-    if matches!(card.kind, CardKind::Recall | CardKind::SpotTheBug) {
+    if card.kind.free_text() {
         for f in super::catalogue::misconceptions() {
             if !card.red_flags.iter().any(|g| g.id == f.id) {
                 card.red_flags.push(f.clone());

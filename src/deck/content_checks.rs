@@ -21,7 +21,7 @@
 
 use super::locate::Locator;
 use super::{Deck, DeckError};
-use crate::card::{Card, CardKind};
+use crate::card::Card;
 use crate::grader::choice_label;
 use crate::rules_doc;
 
@@ -150,9 +150,7 @@ pub fn asks_for_a_name(question: &str) -> bool {
 /// "Exactly" only where the name is the question: a required point that demands an identifier
 /// written exactly turns a right answer in other words into a fail.
 fn exactly_without_name(loc: &Locator<'_>, i: usize, card: &Card, errors: &mut Vec<DeckError>) {
-    if !matches!(card.kind, CardKind::Recall | CardKind::SpotTheBug)
-        || asks_for_a_name(&card.question)
-    {
+    if !card.kind.free_text() || asks_for_a_name(&card.question) {
         return;
     }
     for p in card.points.iter().filter(|p| p.required) {
@@ -234,7 +232,7 @@ fn references(loc: &Locator<'_>, i: usize, card: &Card, errors: &mut Vec<DeckErr
 }
 
 fn ladder(loc: &Locator<'_>, i: usize, card: &Card, errors: &mut Vec<DeckError>) {
-    if !matches!(card.kind, CardKind::Recall | CardKind::SpotTheBug) {
+    if !card.kind.free_text() {
         return;
     }
     let rungs = card.deeper.as_ref().map_or(0, |d| d.steps.len());
@@ -281,7 +279,7 @@ fn names_letters(text: &str) -> bool {
 }
 
 fn letter_answer(loc: &Locator<'_>, i: usize, card: &Card, errors: &mut Vec<DeckError>) {
-    if card.kind != CardKind::Choice {
+    if !card.kind.picks_options() {
         return;
     }
     if let Some(a) = card.answer.as_ref().filter(|a| names_letters(&a.text)) {
@@ -300,7 +298,7 @@ fn letter_answer(loc: &Locator<'_>, i: usize, card: &Card, errors: &mut Vec<Deck
 pub fn right_letters(deck: &Deck) -> Vec<String> {
     deck.cards
         .iter()
-        .filter(|c| c.kind == CardKind::Choice)
+        .filter(|c| c.kind.picks_options())
         .flat_map(|c| {
             c.choices
                 .iter()
@@ -360,7 +358,7 @@ pub fn scenario_length_bias() -> Option<DeckError> {
 fn choice_options(deck: &Deck) -> impl Iterator<Item = (Vec<&str>, Vec<usize>)> {
     deck.cards
         .iter()
-        .filter(|c| c.kind == CardKind::Choice)
+        .filter(|c| c.kind.picks_options())
         .map(|c| {
             let texts: Vec<&str> = c.choices.iter().map(|o| o.text.as_str()).collect();
             let right: Vec<usize> = (0..c.choices.len())

@@ -22,7 +22,7 @@ fn secs(n: u32) -> String {
 /// order in words and the label the item was shown with, so "you said “5”" reads against
 /// "(shown as 5)" instead of against a position number (`4.`) that looked like a label.
 pub fn order_checklist(card: &Card, grade: &Grade) -> Grade {
-    if card.kind != crate::card::CardKind::Order {
+    if !card.kind.orders_items() {
         return grade.clone();
     }
     let display = crate::grader::order_display(card);

@@ -8,7 +8,7 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use crate::card::{Card, CardKind};
+use crate::card::Card;
 use crate::grader::{self, Grade, choice_label};
 
 /// Test hook: a fixed seed makes the orders of a session reproducible.
@@ -50,7 +50,7 @@ fn is_true_false(card: &Card) -> bool {
 pub fn present(card: &Card, seed: u64) -> Shown {
     let n = card.choices.len();
     let mut order: Vec<usize> = (0..n).collect();
-    if card.kind == CardKind::Choice && !is_true_false(card) {
+    if card.kind.picks_options() && !is_true_false(card) {
         // xorshift64*: small, stable, good enough to place an option.
         let mut x = seed | 1;
         for i in (1..n).rev() {
@@ -93,7 +93,7 @@ impl Shown {
     /// The same answer graded on the deck's own order: what is stored, and what `mcp-tutor
     /// grade` would say for the same options.
     pub fn canonical(&self, original: &Card, grade: &Grade) -> Grade {
-        if original.kind != CardKind::Choice {
+        if !original.kind.picks_options() {
             return grade.clone();
         }
         let letters: Vec<String> = self.picked(grade).into_iter().map(choice_label).collect();

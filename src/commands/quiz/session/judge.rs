@@ -139,7 +139,7 @@ impl Session {
             ));
             return Ok(None);
         };
-        if p.kind == CardKind::Choice {
+        if p.kind.picks_options() {
             self.screen.line(&format!(
                 "{} a choice is checked against the card's key, and its letters change every showing, so it is not kept; rate it 1–4 as you see fit.",
                 dim("dispute:")
