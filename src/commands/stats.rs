@@ -347,7 +347,7 @@ fn median(xs: &mut [f64]) -> Option<f64> {
     xs.sort_by(f64::total_cmp);
     (!xs.is_empty()).then(|| {
         let m = xs.len() / 2;
-        if xs.len() % 2 == 0 {
+        if xs.len().is_multiple_of(2) {
             (xs[m - 1] + xs[m]) / 2.0
         } else {
             xs[m]

@@ -359,21 +359,20 @@ fn stream(out: &mut String, ev: &TranscriptEvent, look: Look) {
             }
             verdict_lines(out, verdicts, &m, (!look.wire).then_some(raw.as_str()));
         }
-        TranscriptEvent::KeepAlive { stream, raw } => {
-            if look.wire {
-                let _ = writeln!(
-                    out,
-                    "{}",
-                    paint(
-                        format!(
-                            "    | [{}] {:?}  (keep-alive comment: not a message, ignored)",
-                            show_id(stream),
-                            raw
-                        ),
-                        Style::new().dimmed()
-                    )
-                );
-            }
+        // Shown only with `wire on`.
+        TranscriptEvent::KeepAlive { stream, raw } if look.wire => {
+            let _ = writeln!(
+                out,
+                "{}",
+                paint(
+                    format!(
+                        "    | [{}] {:?}  (keep-alive comment: not a message, ignored)",
+                        show_id(stream),
+                        raw
+                    ),
+                    Style::new().dimmed()
+                )
+            );
         }
         TranscriptEvent::Dropped {
             stream,
