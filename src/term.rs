@@ -9,9 +9,9 @@ use owo_colors::{OwoColorize, Stream, Style};
 use crate::global::ColorChoice;
 use crate::grader::Grade;
 
-pub mod fill;
-pub mod markdown;
-pub mod tty;
+mod fill;
+pub(crate) mod markdown;
+pub(crate) mod tty;
 
 pub use fill::{columns, reflow};
 
@@ -57,15 +57,11 @@ pub fn width() -> usize {
 /// Narrower than this, hanging indents leave no room for words.
 const MIN_WIDTH: usize = 30;
 
-/// `text` filled to [`width`]: the first line starts with `first`, the rest with `rest`, so a
-/// list item keeps its hanging indent. Breaks only at spaces and never inside a word, so a
-/// method name, a `code span` or a URL is never split (a longer one overflows instead).
-pub fn wrap(text: &str, first: &str, rest: &str) -> String {
-    wrap_to(text, first, rest, width())
-}
-
-/// [`wrap`] to an explicit width (snapshot tests pin it). A no-break space (see [`nobreak`])
-/// holds two words on one line and prints as a plain space.
+/// `text` filled to `width` (the terminal's is [`width`]; snapshot tests pin it): the first line
+/// starts with `first`, the rest with `rest`, so a list item keeps its hanging indent. Breaks
+/// only at spaces and never inside a word, so a method name, a `code span` or a URL is never
+/// split (a longer one overflows instead). A no-break space (see [`nobreak`]) holds two words
+/// on one line and prints as a plain space.
 pub fn wrap_to(text: &str, first: &str, rest: &str, width: usize) -> String {
     let opts = textwrap::Options::new(width)
         .initial_indent(first)

@@ -2,7 +2,7 @@
 //! `lab` and `check` are folders holding their `Args`, their `run` and the logic only they use.
 //! Below this layer only `decks check` reaches in, to check the lab's scenario files.
 
-pub mod check;
+mod check;
 mod completions;
 mod decks;
 mod grade;

@@ -4,18 +4,18 @@
 //! problem becomes a [`DeckError`] naming the file, line and column, so one broken deck never
 //! hides the others.
 
-pub mod catalogue;
-pub mod concepts;
-pub mod content_checks;
+pub(crate) mod catalogue;
+pub(crate) mod concepts;
+pub(crate) mod content_checks;
 pub mod eval;
-pub mod export;
+pub(crate) mod export;
 pub mod facts;
 mod facts_tested;
 mod lint;
 mod load;
 pub(crate) mod locate;
 pub mod model;
-pub mod rubric;
+pub(crate) mod rubric;
 mod toml10;
 pub mod validate;
 

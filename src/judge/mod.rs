@@ -12,13 +12,13 @@
 //! The judge depends on the grader only through its public result ([`Grade`]) and its verdict
 //! rule and normaliser.
 
-pub mod client;
-pub mod config;
-pub mod guard;
+mod client;
+pub(crate) mod config;
+mod guard;
 mod quote;
-pub mod render;
-pub mod reply;
-pub mod request;
+pub(crate) mod render;
+mod reply;
+pub(crate) mod request;
 
 use std::time::{Duration, Instant};
 

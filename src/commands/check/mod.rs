@@ -5,8 +5,8 @@
 //! runs; [`report`]: their PASS / FAIL / SKIP per rule.
 
 mod endpoint;
-pub mod report;
-pub mod suite;
+mod report;
+mod suite;
 
 use std::io::Write as _;
 use std::process::ExitCode;

@@ -12,14 +12,6 @@ pub enum ListKind {
 }
 
 impl ListKind {
-    pub fn word(self) -> &'static str {
-        match self {
-            ListKind::Tools => "tools",
-            ListKind::Prompts => "prompts",
-            ListKind::Resources => "resources",
-        }
-    }
-
     pub(super) fn parse(word: &str) -> Option<Self> {
         match word {
             "tools" | "tool" => Some(ListKind::Tools),

@@ -4,17 +4,17 @@
 mod checks;
 mod connect;
 mod control;
-pub mod event;
+mod event;
 mod explain;
 mod faults;
 mod filter;
 mod render;
 mod repl;
-pub mod runner;
+mod runner;
 pub mod scenario;
-pub mod session;
-pub mod state;
-pub mod step;
+mod session;
+mod state;
+mod step;
 mod summary;
 mod timeline;
 

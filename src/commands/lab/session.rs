@@ -153,9 +153,6 @@ impl Lab {
         self.st.ack_timeout
     }
 
-    pub fn set_ack_timeout(&mut self, t: Duration) {
-        self.st.ack_timeout = t;
-    }
     pub fn is_stdio(&self) -> bool {
         self.link.transport() == Transport::Stdio
     }

@@ -292,18 +292,6 @@ impl Tally {
             self.near_misses_reported += usize::from(o.missed_near_miss.is_none());
         }
     }
-
-    pub fn verdict_rate(&self) -> f64 {
-        ratio(self.verdicts_agree, self.answers)
-    }
-
-    pub fn caught_rate(&self) -> f64 {
-        ratio(self.caught, self.misconceived)
-    }
-}
-
-fn ratio(a: usize, b: usize) -> f64 {
-    if b == 0 { 1.0 } else { a as f64 / b as f64 }
 }
 
 /// How a model judge fared over the corpus (`decks eval --judge`).
