@@ -173,17 +173,7 @@ impl Lab {
                 self.plain_request(method::RESOURCES_READ, json!({"uri": uri}))
                     .await;
             }
-            Step::Listen { id, filter } => {
-                let id = match id.as_ref().map(RequestId::from_value) {
-                    Some(Some(id)) => id,
-                    Some(None) => {
-                        self.error("a listen id must be a string or an integer");
-                        return true;
-                    }
-                    None => self.st.fresh_listen_id(),
-                };
-                self.listen(id, filter, None).await;
-            }
+            Step::Listen { id, filter } => self.listen_step(id, filter).await,
             Step::Change(k) => self.change(k.notification(), None).await,
             Step::Update(uri) => {
                 self.change(NotificationKind::ResourceUpdated, Some(uri))
@@ -204,14 +194,7 @@ impl Lab {
                 .await;
             }
             Step::Send(message) => self.send_raw(message).await,
-            Step::Wire(on) => {
-                self.look.wire = on;
-                self.info(if on {
-                    "wire on: raw requests, headers and frames are shown"
-                } else {
-                    "wire off"
-                });
-            }
+            Step::Wire(on) => self.set_wire(on),
             Step::Timeline => {
                 let t = timeline::draw(&self.events, self.look.plain);
                 self.info(t);
@@ -239,6 +222,28 @@ impl Lab {
             Step::Quit => return false,
         }
         true
+    }
+
+    /// `listen`: with the id given (a string or an integer), or a fresh one.
+    async fn listen_step(&mut self, id: Option<Value>, filter: SubscriptionFilter) {
+        let id = match id.as_ref().map(RequestId::from_value) {
+            Some(Some(id)) => id,
+            Some(None) => {
+                self.error("a listen id must be a string or an integer");
+                return;
+            }
+            None => self.st.fresh_listen_id(),
+        };
+        self.listen(id, filter, None).await;
+    }
+
+    fn set_wire(&mut self, on: bool) {
+        self.look.wire = on;
+        self.info(if on {
+            "wire on: raw requests, headers and frames are shown"
+        } else {
+            "wire off"
+        });
     }
 
     /// Send a request of our own and show it with the `uri` or `name` it is about.

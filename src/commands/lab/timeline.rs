@@ -76,88 +76,78 @@ pub fn draw(events: &[TranscriptEvent], plain: bool) -> String {
     // A step is drawn as a heading only when something went over the wire after it.
     let mut heading: Option<&str> = None;
     for ev in events {
-        let flag = if ev.verdicts().iter().any(|v| !v.ok) {
-            let rules: Vec<&str> = ev
-                .verdicts()
-                .iter()
-                .filter(|v| !v.ok)
-                .map(|v| v.rule.as_str())
-                .collect();
-            format!("  !! {}", rules.join(", "))
-        } else {
-            String::new()
-        };
-        let line = match ev {
-            TranscriptEvent::Step { line } => {
-                heading = Some(line);
-                continue;
-            }
-            TranscriptEvent::Send { id, method, .. } => {
-                let id = id
-                    .as_ref()
-                    .map(|i| format!(" {}", show_id(i)))
-                    .unwrap_or_default();
-                arrow(Dir::ToServer, &format!("{method}{id}"), &flag, &g)
-            }
-            TranscriptEvent::Reply {
-                id, method, status, ..
-            } => {
-                let st = status.map(|s| format!(" {s}")).unwrap_or_default();
-                arrow(
-                    Dir::ToClient,
-                    &format!("{method} reply {}{st}", show_id(id)),
-                    &flag,
-                    &g,
-                )
-            }
-            TranscriptEvent::Frame { stream, kind, .. } => {
-                let kind = kind.strip_prefix("notifications/").unwrap_or(kind.as_str());
-                arrow(
-                    Dir::ToClient,
-                    &format!("[{}] {kind}", show_id(stream)),
-                    &flag,
-                    &g,
-                )
-            }
-            TranscriptEvent::Dropped { stream, kind, .. } => {
-                let kind = kind.strip_prefix("notifications/").unwrap_or(kind.as_str());
-                arrow(
-                    Dir::ToClient,
-                    &format!("[{}] {kind} (dropped)", show_id(stream)),
-                    &flag,
-                    &g,
-                )
-            }
-            TranscriptEvent::End { stream, how, .. } => match how {
-                EndKind::Graceful => arrow(
-                    Dir::ToClient,
-                    &format!("[{}] closed", show_id(stream)),
-                    &flag,
-                    &g,
-                ),
-                EndKind::Abrupt => arrow(
-                    Dir::Broken,
-                    &format!("[{}] gone, no result", show_id(stream)),
-                    &flag,
-                    &g,
-                ),
-                EndKind::Cancelled => arrow(
-                    Dir::ClientCut,
-                    &format!("[{}] cancel", show_id(stream)),
-                    &flag,
-                    &g,
-                ),
-            },
-            _ => continue,
+        if let TranscriptEvent::Step { line } = ev {
+            heading = Some(line);
+            continue;
+        }
+        let Some((dir, label)) = on_the_wire(ev) else {
+            continue;
         };
         drew = true;
         if let Some(h) = heading.take() {
             let _ = writeln!(out, "{}  {h}", g.bar);
         }
-        let _ = writeln!(out, "{line}");
+        let _ = writeln!(out, "{}", arrow(dir, &label, &broken_rules(ev), &g));
     }
     if !drew {
         let _ = writeln!(out, "(nothing on the wire yet: try `listen tools`)");
     }
     out
+}
+
+/// `  !! rule, rule` for the rules an event broke, or nothing.
+fn broken_rules(ev: &TranscriptEvent) -> String {
+    let rules: Vec<&str> = ev
+        .verdicts()
+        .iter()
+        .filter(|v| !v.ok)
+        .map(|v| v.rule.as_str())
+        .collect();
+    if rules.is_empty() {
+        String::new()
+    } else {
+        format!("  !! {}", rules.join(", "))
+    }
+}
+
+/// Which way an event crossed the wire and its label; `None` for what never did (narration,
+/// steps, notes).
+fn on_the_wire(ev: &TranscriptEvent) -> Option<(Dir, String)> {
+    let short = |kind: &str| {
+        kind.strip_prefix("notifications/")
+            .unwrap_or(kind)
+            .to_owned()
+    };
+    Some(match ev {
+        TranscriptEvent::Send { id, method, .. } => {
+            let id = id
+                .as_ref()
+                .map(|i| format!(" {}", show_id(i)))
+                .unwrap_or_default();
+            (Dir::ToServer, format!("{method}{id}"))
+        }
+        TranscriptEvent::Reply {
+            id, method, status, ..
+        } => {
+            let st = status.map(|s| format!(" {s}")).unwrap_or_default();
+            (Dir::ToClient, format!("{method} reply {}{st}", show_id(id)))
+        }
+        TranscriptEvent::Frame { stream, kind, .. } => (
+            Dir::ToClient,
+            format!("[{}] {}", show_id(stream), short(kind)),
+        ),
+        TranscriptEvent::Dropped { stream, kind, .. } => (
+            Dir::ToClient,
+            format!("[{}] {} (dropped)", show_id(stream), short(kind)),
+        ),
+        TranscriptEvent::End { stream, how, .. } => match how {
+            EndKind::Graceful => (Dir::ToClient, format!("[{}] closed", show_id(stream))),
+            EndKind::Abrupt => (
+                Dir::Broken,
+                format!("[{}] gone, no result", show_id(stream)),
+            ),
+            EndKind::Cancelled => (Dir::ClientCut, format!("[{}] cancel", show_id(stream))),
+        },
+        _ => return None,
+    })
 }
