@@ -63,62 +63,15 @@ fn rating_for(v: Verdict) -> Rating {
 
 /// Turn the interviewer's ticks into a grade. An error names the tick that made no sense.
 pub fn grade_from_ticks(card: &Card, ticks: &str) -> Result<Grade, String> {
+    if card.points.is_empty() {
+        return Ok(right_or_wrong(card, ticks));
+    }
+    let (hit, flags) = parse_ticks(card, ticks)?;
     let heard = Span {
         start: 0,
         end: 0,
         text: "(heard by the interviewer)".into(),
     };
-    if card.points.is_empty() {
-        let right = matches!(ticks.trim().to_ascii_lowercase().as_str(), "y" | "yes");
-        let v = if right { Verdict::Pass } else { Verdict::Fail };
-        return Ok(Grade {
-            card: card.id.clone(),
-            verdict: v,
-            score: if right { 1.0 } else { 0.0 },
-            points: vec![PointResult {
-                id: String::new(),
-                label: "the right answer".into(),
-                required: true,
-                hit: right,
-                span: None,
-            }],
-            red_flags: vec![],
-            near_misses: vec![],
-            confidence: Confidence::Sure,
-            unchecked: vec![],
-            suggested_rating: rating_for(v),
-            truncated: false,
-        });
-    }
-    let mut hit = vec![false; card.points.len()];
-    let mut flags = Vec::new();
-    for tok in ticks.split(|c: char| c.is_whitespace() || c == ',') {
-        let tok = tok.trim().to_ascii_lowercase();
-        if tok.is_empty() || tok == "-" {
-            continue;
-        }
-        if let Some(n) = tok.strip_prefix('r') {
-            let i = n
-                .parse::<usize>()
-                .ok()
-                .and_then(|n| n.checked_sub(1))
-                .filter(|i| *i < card.own_flags().count())
-                .ok_or_else(|| {
-                    format!("no red flag `{tok}`: use r1..r{}", card.own_flags().count())
-                })?;
-            if !flags.contains(&i) {
-                flags.push(i);
-            }
-        } else {
-            let i = tok
-                .parse::<usize>()
-                .ok()
-                .and_then(|n| n.checked_sub(1))
-                .filter(|i| *i < card.points.len())
-                .ok_or_else(|| format!("no key point `{tok}`: use 1..{}", card.points.len()))?;
-            hit[i] = true;
-        }
-    }
     let points: Vec<PointResult> = card
         .points
         .iter()
@@ -164,6 +117,64 @@ pub fn grade_from_ticks(card: &Card, ticks: &str) -> Result<Grade, String> {
         suggested_rating: rating_for(v),
         truncated: false,
     })
+}
+
+/// A card without key points (a name, a choice): the interviewer says right (`y`) or wrong.
+fn right_or_wrong(card: &Card, ticks: &str) -> Grade {
+    let right = matches!(ticks.trim().to_ascii_lowercase().as_str(), "y" | "yes");
+    let v = if right { Verdict::Pass } else { Verdict::Fail };
+    Grade {
+        card: card.id.clone(),
+        verdict: v,
+        score: if right { 1.0 } else { 0.0 },
+        points: vec![PointResult {
+            id: String::new(),
+            label: "the right answer".into(),
+            required: true,
+            hit: right,
+            span: None,
+        }],
+        red_flags: vec![],
+        near_misses: vec![],
+        confidence: Confidence::Sure,
+        unchecked: vec![],
+        suggested_rating: rating_for(v),
+        truncated: false,
+    }
+}
+
+/// `1 3 r2`: the key points heard, by number, and the red flags (`rN`), each in range.
+fn parse_ticks(card: &Card, ticks: &str) -> Result<(Vec<bool>, Vec<usize>), String> {
+    let mut hit = vec![false; card.points.len()];
+    let mut flags = Vec::new();
+    for tok in ticks.split(|c: char| c.is_whitespace() || c == ',') {
+        let tok = tok.trim().to_ascii_lowercase();
+        if tok.is_empty() || tok == "-" {
+            continue;
+        }
+        if let Some(n) = tok.strip_prefix('r') {
+            let i = n
+                .parse::<usize>()
+                .ok()
+                .and_then(|n| n.checked_sub(1))
+                .filter(|i| *i < card.own_flags().count())
+                .ok_or_else(|| {
+                    format!("no red flag `{tok}`: use r1..r{}", card.own_flags().count())
+                })?;
+            if !flags.contains(&i) {
+                flags.push(i);
+            }
+        } else {
+            let i = tok
+                .parse::<usize>()
+                .ok()
+                .and_then(|n| n.checked_sub(1))
+                .filter(|i| *i < card.points.len())
+                .ok_or_else(|| format!("no key point `{tok}`: use 1..{}", card.points.len()))?;
+            hit[i] = true;
+        }
+    }
+    Ok((hit, flags))
 }
 
 #[cfg(test)]

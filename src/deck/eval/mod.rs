@@ -367,88 +367,10 @@ pub fn evaluate_with(
             continue;
         };
         let point_ids: Vec<String> = card.points.iter().map(|p| p.id.clone()).collect();
-        let flag_ids: Vec<String> = card.red_flags.iter().map(|f| f.id.clone()).collect();
-        let unknown: Vec<&String> = e
-            .answer
-            .points
-            .iter()
-            .filter(|p| !point_ids.contains(p))
-            .chain(e.answer.flags.iter().filter(|f| !flag_ids.contains(f)))
-            .collect();
-        if !unknown.is_empty() {
-            r.problems.push(DeckError {
-                file: e.file.clone(),
-                line: e.line,
-                column: 1,
-                message: format!(
-                    "`{key}` has no point or flag {}; its points are {} and its flags {}",
-                    join(unknown.iter().map(|s| s.as_str())),
-                    join(point_ids.iter().map(String::as_str)),
-                    join(flag_ids.iter().map(String::as_str)),
-                ),
-            });
-        }
+        r.problems.extend(unknown_labels(e, &key, card));
         let g = grade(&key, card, &e.answer.text);
-        let raised: Vec<String> = g.red_flags.iter().map(|f| f.id.clone()).collect();
-        let credited: Vec<String> = g
-            .points
-            .iter()
-            .filter(|p| p.hit && point_ids.contains(&p.id))
-            .map(|p| p.id.clone())
-            .collect();
         let want = &e.answer;
-        let outcome = Outcome {
-            card: key.clone(),
-            part: e.part,
-            file: e.file.clone(),
-            line: e.line,
-            text: want.text.clone(),
-            expected: want.verdict,
-            got: g.verdict,
-            misconceived: want.misconceived(),
-            confidence: g.confidence,
-            unchecked: g
-                .unchecked
-                .iter()
-                .map(|u| format!("{} [{}]", u.text, u.novel.join(" ")))
-                .collect(),
-            false_flags: if want.misconceived() && want.flags.is_empty() {
-                // A misconception no flag names: any flag raised is a fair catch.
-                Vec::new()
-            } else {
-                raised
-                    .iter()
-                    .filter(|f| !want.flags.contains(f))
-                    .cloned()
-                    .collect()
-            },
-            missed_flags: if want.flags.is_empty() || want.flags.iter().any(|f| raised.contains(f))
-            {
-                Vec::new()
-            } else {
-                want.flags.clone()
-            },
-            missed_other: want.other.is_some()
-                && want.flags.is_empty()
-                && raised.is_empty()
-                && g.verdict != Verdict::Fail,
-            missed_near_miss: want
-                .near_miss
-                .as_ref()
-                .filter(|n| !g.near_misses.iter().any(|m| m.found.trim() == n.trim()))
-                .cloned(),
-            points_missed: want
-                .points
-                .iter()
-                .filter(|p| !credited.contains(p))
-                .cloned()
-                .collect(),
-            points_extra: credited
-                .iter()
-                .filter(|p| !want.points.contains(p))
-                .cloned()
-                .collect(),
-        };
+        let outcome = outcome(e, &key, &point_ids, &g);
         let near = want.near_miss.is_some();
         let tally = r.cards.entry(key).or_default();
         let (all, one) = match e.part {
@@ -460,6 +382,93 @@ pub fn evaluate_with(
         r.outcomes.push(outcome);
     }
     r
+}
+
+/// A corpus answer labelled with a point or flag its card does not have.
+fn unknown_labels(e: &Entry, key: &str, card: &crate::card::Card) -> Option<DeckError> {
+    let point_ids: Vec<String> = card.points.iter().map(|p| p.id.clone()).collect();
+    let flag_ids: Vec<String> = card.red_flags.iter().map(|f| f.id.clone()).collect();
+    let unknown: Vec<&String> = e
+        .answer
+        .points
+        .iter()
+        .filter(|p| !point_ids.contains(p))
+        .chain(e.answer.flags.iter().filter(|f| !flag_ids.contains(f)))
+        .collect();
+    (!unknown.is_empty()).then(|| DeckError {
+        file: e.file.clone(),
+        line: e.line,
+        column: 1,
+        message: format!(
+            "`{key}` has no point or flag {}; its points are {} and its flags {}",
+            join(unknown.iter().map(|s| s.as_str())),
+            join(point_ids.iter().map(String::as_str)),
+            join(flag_ids.iter().map(String::as_str)),
+        ),
+    })
+}
+
+/// How the grader's `g` compares with what the answer `e` was labelled.
+fn outcome(e: &Entry, key: &str, point_ids: &[String], g: &grader::Grade) -> Outcome {
+    let raised: Vec<String> = g.red_flags.iter().map(|f| f.id.clone()).collect();
+    let credited: Vec<String> = g
+        .points
+        .iter()
+        .filter(|p| p.hit && point_ids.contains(&p.id))
+        .map(|p| p.id.clone())
+        .collect();
+    let want = &e.answer;
+    Outcome {
+        card: key.to_owned(),
+        part: e.part,
+        file: e.file.clone(),
+        line: e.line,
+        text: want.text.clone(),
+        expected: want.verdict,
+        got: g.verdict,
+        misconceived: want.misconceived(),
+        confidence: g.confidence,
+        unchecked: g
+            .unchecked
+            .iter()
+            .map(|u| format!("{} [{}]", u.text, u.novel.join(" ")))
+            .collect(),
+        false_flags: if want.misconceived() && want.flags.is_empty() {
+            // A misconception no flag names: any flag raised is a fair catch.
+            Vec::new()
+        } else {
+            raised
+                .iter()
+                .filter(|f| !want.flags.contains(f))
+                .cloned()
+                .collect()
+        },
+        missed_flags: if want.flags.is_empty() || want.flags.iter().any(|f| raised.contains(f)) {
+            Vec::new()
+        } else {
+            want.flags.clone()
+        },
+        missed_other: want.other.is_some()
+            && want.flags.is_empty()
+            && raised.is_empty()
+            && g.verdict != Verdict::Fail,
+        missed_near_miss: want
+            .near_miss
+            .as_ref()
+            .filter(|n| !g.near_misses.iter().any(|m| m.found.trim() == n.trim()))
+            .cloned(),
+        points_missed: want
+            .points
+            .iter()
+            .filter(|p| !credited.contains(p))
+            .cloned()
+            .collect(),
+        points_extra: credited
+            .iter()
+            .filter(|p| !want.points.contains(p))
+            .cloned()
+            .collect(),
+    }
 }
 
 fn join<'a>(items: impl Iterator<Item = &'a str>) -> String {

@@ -71,18 +71,7 @@ impl Session {
         let single = self.args.interviewer || crate::card_kind::of(card.kind).single_line();
         loop {
             let secs = self.measured(started) as u64;
-            let prompt = if self.screen.plain {
-                if lines.is_empty() {
-                    format!("answer (targets {basics} s / {solid} s)> ")
-                } else {
-                    format!("answer, {secs} s so far> ")
-                }
-            } else if lines.is_empty() {
-                // The clock starts with the question; later lines show the time so far.
-                format!("[targets {basics}s·{solid}s] > ")
-            } else {
-                format!("[{}:{:02}]  ... ", secs / 60, secs % 60)
-            };
+            let prompt = self.answer_prompt(secs, (basics, solid), lines.is_empty());
             let line = match input.answer(&prompt, lines.is_empty())? {
                 Line::Text(t) => t,
                 Line::Eof if !lines.is_empty() => String::new(),
@@ -133,18 +122,7 @@ impl Session {
         }
         let seconds = self.measured(started);
         let text = lines.join("\n");
-        let grade = if self.args.interviewer {
-            match interviewer::grade_from_ticks(card, &text) {
-                Ok(g) => g,
-                Err(msg) => {
-                    self.screen.line(&yellow(&msg));
-                    interviewer::grade_from_ticks(card, "")
-                        .unwrap_or_else(|_| grader::grade(card, ""))
-                }
-            }
-        } else {
-            grader::grade(card, &text)
-        };
+        let grade = self.grade_typed(card, &text);
         Ok(QuestionReply::Answered(Answer {
             text,
             seconds,
@@ -152,6 +130,37 @@ impl Session {
             deeper,
             grade,
         }))
+    }
+
+    /// The answer prompt: the time targets on the first line, the time so far after it.
+    fn answer_prompt(&self, secs: u64, (basics, solid): (u32, u32), first: bool) -> String {
+        if self.screen.plain {
+            if first {
+                format!("answer (targets {basics} s / {solid} s)> ")
+            } else {
+                format!("answer, {secs} s so far> ")
+            }
+        } else if first {
+            // The clock starts with the question; later lines show the time so far.
+            format!("[targets {basics}s·{solid}s] > ")
+        } else {
+            format!("[{}:{:02}]  ... ", secs / 60, secs % 60)
+        }
+    }
+
+    /// The grade of what was typed: the rules', or the interviewer's ticks (a tick that makes
+    /// no sense is said, and counts as nothing heard).
+    fn grade_typed(&mut self, card: &Card, text: &str) -> grader::Grade {
+        if !self.args.interviewer {
+            return grader::grade(card, text);
+        }
+        match interviewer::grade_from_ticks(card, text) {
+            Ok(g) => g,
+            Err(msg) => {
+                self.screen.line(&yellow(&msg));
+                interviewer::grade_from_ticks(card, "").unwrap_or_else(|_| grader::grade(card, ""))
+            }
+        }
     }
 
     fn hint(&mut self, card: &Card, shown: &mut usize) {
