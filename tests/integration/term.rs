@@ -106,13 +106,8 @@ fn lab_shows_every_key_of_a_burst_without_waiting_for_the_next() {
 }
 
 fn tutor_out(args: &[&str]) -> String {
-    let home = tempfile::tempdir().expect("temp dir");
-    let out = assert_cmd::Command::cargo_bin("mcp-tutor")
-        .expect("binary")
+    let out = super::support::isolated()
         .args(args)
-        .env("HOME", home.path())
-        .env("XDG_CONFIG_HOME", home.path())
-        .env("MCP_TUTOR_HOME", home.path().join("data"))
         .timeout(Duration::from_secs(60))
         .assert()
         .success()
@@ -201,13 +196,8 @@ fn every_shell_gets_a_script_and_man_gets_a_page() {
 #[test]
 fn lab_output_fits_the_width_and_keeps_wire_lines_whole() {
     for w in [60usize, 80, 120] {
-        let home = tempfile::tempdir().expect("temp dir");
-        let out = assert_cmd::Command::cargo_bin("mcp-tutor")
-            .expect("binary")
+        let out = super::support::isolated()
             .args(["--width", &w.to_string(), "lab"])
-            .env("HOME", home.path())
-            .env("MCP_TUTOR_HOME", home.path().join("data"))
-            .env("NO_COLOR", "1")
             .write_stdin("listen tools\nwire on\nchange tools\nclose all\n")
             .timeout(Duration::from_secs(60))
             .assert()
