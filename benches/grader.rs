@@ -32,7 +32,7 @@ fn bench(c: &mut Criterion) {
     // The built-in decks on the blind-written corpus: concepts expanded, shared flags attached,
     // answers as candidates write them.
     let shipped = Library::embedded();
-    let corpus = mcp_tutor::eval::Corpus::embedded();
+    let corpus = mcp_tutor::deck::eval::Corpus::embedded();
     let real: Vec<_> = corpus
         .entries
         .iter()

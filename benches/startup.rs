@@ -71,7 +71,7 @@ fn startup(c: &mut Criterion) {
             let Sub::Quiz(args) = cli.command else {
                 unreachable!()
             };
-            mcp_tutor::quiz::first_question(args, &cli.global, Box::new(std::io::sink()))
+            mcp_tutor::commands::quiz::first_question(args, &cli.global, Box::new(std::io::sink()))
                 .expect("first question");
         })
     });

@@ -4,7 +4,7 @@
 //! `cargo bench --bench grader`).
 
 use mcp_tutor::deck::Library;
-use mcp_tutor::eval::Corpus;
+use mcp_tutor::deck::eval::Corpus;
 use mcp_tutor::grader;
 
 fn main() {

@@ -10,8 +10,8 @@
 use serde::{Deserialize, Serialize};
 
 /// A card's kind. Adding one: its variant (and any fields of its own on [`Card`]) here, what
-/// decks, the quiz and the exports do with it in `kinds.rs`, and its grader in `grader/`.
-/// `ValueEnum` is derived for the list of every kind (`kinds::all`); its names are the serde ones.
+/// decks, the quiz and the exports do with it in `card_kind.rs`, and its grader in `grader/`.
+/// `ValueEnum` is derived for the list of every kind (`card_kind::all`); its names are the serde ones.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "kebab-case")]
 pub enum CardKind {
@@ -27,6 +27,55 @@ pub enum CardKind {
     Order,
     /// A JSON or SSE transcript with one violation: name the faulty line and the rule.
     SpotTheBug,
+}
+
+/// What a kind is, asked wherever code treats kinds differently. Each is an exhaustive match,
+/// so a new kind is placed in every one of them before it compiles.
+impl CardKind {
+    /// Answered in prose: graded on the rubric's claims, checked against the catalogue's
+    /// misconceptions, given a go-deeper ladder, and read by the model judge.
+    pub fn free_text(self) -> bool {
+        match self {
+            CardKind::Recall | CardKind::SpotTheBug => true,
+            CardKind::NameIt | CardKind::Cloze | CardKind::Choice | CardKind::Order => false,
+        }
+    }
+
+    /// Shows options the learner picks by letter, shuffled per showing.
+    pub fn picks_options(self) -> bool {
+        match self {
+            CardKind::Choice => true,
+            CardKind::Recall
+            | CardKind::NameIt
+            | CardKind::Cloze
+            | CardKind::Order
+            | CardKind::SpotTheBug => false,
+        }
+    }
+
+    /// The answer puts the card's items in order.
+    pub fn orders_items(self) -> bool {
+        match self {
+            CardKind::Order => true,
+            CardKind::Recall
+            | CardKind::NameIt
+            | CardKind::Cloze
+            | CardKind::Choice
+            | CardKind::SpotTheBug => false,
+        }
+    }
+
+    /// The answer names the faulty line of a transcript.
+    pub fn names_a_line(self) -> bool {
+        match self {
+            CardKind::SpotTheBug => true,
+            CardKind::Recall
+            | CardKind::NameIt
+            | CardKind::Cloze
+            | CardKind::Choice
+            | CardKind::Order => false,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -3,22 +3,24 @@
 //! The binary (`src/main.rs`) is a thin shell over this library so that benchmarks and tests
 //! can reach the grader, the store and the lab's checking client directly.
 
-pub mod card;
-pub mod check;
+// A function longer than clippy.toml's too-many-lines-threshold (80 lines of code) is split
+// along its seams, or says why it is long where it stands.
+#![warn(clippy::too_many_lines)]
+
+pub(crate) mod card;
+pub(crate) mod card_kind;
 pub mod client;
 pub mod commands;
 pub mod deck;
-pub mod eval;
-pub mod eval_report;
 pub mod global;
+#[allow(
+    clippy::too_many_lines,
+    reason = "the grader's stages are shaped in the grader's own branch; Segments::of waits for it"
+)]
 pub mod grader;
-pub mod judge;
-pub(crate) mod kinds;
-pub mod lab;
-pub mod paths;
-pub mod quiz;
+pub(crate) mod judge;
+pub(crate) mod paths;
 pub(crate) mod rules_doc;
-pub mod scheduler;
-pub mod stats;
+pub(crate) mod scheduler;
 pub mod store;
 pub mod term;

@@ -236,7 +236,6 @@ impl Scheduler {
         now: DateTime<Utc>,
     ) -> CardState {
         let (memory, interval) = self.next_memory(prev, rating, now);
-        let today = day_index(now);
         let mut next = CardState {
             phase: Phase::Learning,
             step: 0,
@@ -248,82 +247,102 @@ impl Scheduler {
             reps: prev.map_or(0, |p| p.reps) + 1,
             lapses: prev.map_or(0, |p| p.lapses),
         };
-        let graduate = |next: &mut CardState, days: i64| {
-            next.phase = Phase::Review;
-            next.step = 0;
-            next.due = day_start(today + days);
-        };
         let phase = prev.map_or(Phase::New, |p| p.phase);
         let step = prev.map_or(0, |p| p.step);
         match phase {
             Phase::New | Phase::Learning | Phase::Relearning => {
-                let steps = if phase == Phase::Relearning {
-                    &self.relearning_steps
-                } else {
-                    &self.learning_steps
-                };
-                next.phase = if phase == Phase::Relearning {
-                    Phase::Relearning
-                } else {
-                    Phase::Learning
-                };
-                let step = if phase == Phase::New { 0 } else { step };
-                match rating {
-                    Rating::Again => self.at_step(&mut next, steps, 0, now),
-                    Rating::Hard => {
-                        // Hard repeats the current step; on the first of several steps it waits
-                        // halfway to the next, as Anki does.
-                        let delay = match (steps.get(step as usize), steps.get(step as usize + 1)) {
-                            (Some(a), Some(b)) if step == 0 => (*a + *b) / 2,
-                            (Some(a), _) => *a,
-                            (None, _) => Duration::minutes(10),
-                        };
-                        next.step = step;
-                        next.due = now + delay;
-                    }
-                    Rating::Good => {
-                        // A new card sits at step 0, so `good` moves it to the second step.
-                        let after = step + 1;
-                        if (after as usize) < steps.len() {
-                            self.at_step(&mut next, steps, after, now);
-                        } else {
-                            graduate(&mut next, self.days(interval));
-                        }
-                    }
-                    Rating::Easy => graduate(&mut next, self.days(interval)),
-                }
-                if steps.is_empty() && next.phase != Phase::Review {
-                    graduate(&mut next, self.days(interval));
-                }
+                self.step_review(&mut next, (phase, step), rating, interval, now);
             }
-            Phase::Review => {
-                if rating == Rating::Again {
-                    next.lapses += 1;
-                    next.phase = Phase::Relearning;
-                    if self.relearning_steps.is_empty() {
-                        graduate(&mut next, self.days(interval));
-                    } else {
-                        let steps = self.relearning_steps.clone();
-                        self.at_step(&mut next, &steps, 0, now);
-                    }
-                } else {
-                    // Keep hard < good < easy in whole days even when FSRS rounds them together.
-                    let (_, hard) = self.next_memory(prev, Rating::Hard, now);
-                    let (_, good) = self.next_memory(prev, Rating::Good, now);
-                    let (_, easy) = self.next_memory(prev, Rating::Easy, now);
-                    let hard = self.days(hard);
-                    let good = self.days(good).max(hard + 1);
-                    let easy = self.days(easy).max(good + 1);
-                    let days = match rating {
-                        Rating::Hard => hard,
-                        Rating::Good => good,
-                        _ => easy,
-                    };
-                    graduate(&mut next, days);
-                }
-            }
+            Phase::Review => self.graduated_review(&mut next, prev, rating, interval, now),
         }
         next
+    }
+
+    /// A review of a card still on its (re)learning steps, at `step` of `phase`.
+    fn step_review(
+        &self,
+        next: &mut CardState,
+        (phase, step): (Phase, u32),
+        rating: Rating,
+        interval: f32,
+        now: DateTime<Utc>,
+    ) {
+        let today = day_index(now);
+        let steps = if phase == Phase::Relearning {
+            &self.relearning_steps
+        } else {
+            &self.learning_steps
+        };
+        next.phase = if phase == Phase::Relearning {
+            Phase::Relearning
+        } else {
+            Phase::Learning
+        };
+        let step = if phase == Phase::New { 0 } else { step };
+        match rating {
+            Rating::Again => self.at_step(next, steps, 0, now),
+            Rating::Hard => {
+                // Hard repeats the current step; on the first of several steps it waits
+                // halfway to the next, as Anki does.
+                let delay = match (steps.get(step as usize), steps.get(step as usize + 1)) {
+                    (Some(a), Some(b)) if step == 0 => (*a + *b) / 2,
+                    (Some(a), _) => *a,
+                    (None, _) => Duration::minutes(10),
+                };
+                next.step = step;
+                next.due = now + delay;
+            }
+            Rating::Good => {
+                // A new card sits at step 0, so `good` moves it to the second step.
+                let after = step + 1;
+                if (after as usize) < steps.len() {
+                    self.at_step(next, steps, after, now);
+                } else {
+                    graduate(next, today, self.days(interval));
+                }
+            }
+            Rating::Easy => graduate(next, today, self.days(interval)),
+        }
+        if steps.is_empty() && next.phase != Phase::Review {
+            graduate(next, today, self.days(interval));
+        }
+    }
+
+    /// A review of a graduated card: a lapse goes back to relearning; otherwise the next
+    /// interval, hard < good < easy in whole days.
+    fn graduated_review(
+        &self,
+        next: &mut CardState,
+        prev: Option<&CardState>,
+        rating: Rating,
+        interval: f32,
+        now: DateTime<Utc>,
+    ) {
+        let today = day_index(now);
+        if rating == Rating::Again {
+            next.lapses += 1;
+            next.phase = Phase::Relearning;
+            if self.relearning_steps.is_empty() {
+                graduate(next, today, self.days(interval));
+            } else {
+                let steps = self.relearning_steps.clone();
+                self.at_step(next, &steps, 0, now);
+            }
+            return;
+        }
+        // Keep hard < good < easy in whole days even when FSRS rounds them together.
+        let (_, hard) = self.next_memory(prev, Rating::Hard, now);
+        let (_, good) = self.next_memory(prev, Rating::Good, now);
+        let (_, easy) = self.next_memory(prev, Rating::Easy, now);
+        let hard = self.days(hard);
+        let good = self.days(good).max(hard + 1);
+        let easy = self.days(easy).max(good + 1);
+        let days = match rating {
+            Rating::Hard => hard,
+            Rating::Good => good,
+            _ => easy,
+        };
+        graduate(next, today, days);
     }
 
     fn at_step(&self, next: &mut CardState, steps: &[Duration], step: u32, now: DateTime<Utc>) {
@@ -382,6 +401,13 @@ impl Scheduler {
             _ => state.due <= now,
         }
     }
+}
+
+/// A card leaves its steps: due at the start of the study day `days` after `today`.
+fn graduate(next: &mut CardState, today: i64, days: i64) {
+    next.phase = Phase::Review;
+    next.step = 0;
+    next.due = day_start(today + days);
 }
 
 #[cfg(test)]

@@ -9,9 +9,9 @@ use owo_colors::{OwoColorize, Stream, Style};
 use crate::global::ColorChoice;
 use crate::grader::Grade;
 
-pub mod fill;
-pub mod markdown;
-pub mod tty;
+mod fill;
+pub(crate) mod markdown;
+pub(crate) mod tty;
 
 pub use fill::{columns, reflow};
 
@@ -57,15 +57,11 @@ pub fn width() -> usize {
 /// Narrower than this, hanging indents leave no room for words.
 const MIN_WIDTH: usize = 30;
 
-/// `text` filled to [`width`]: the first line starts with `first`, the rest with `rest`, so a
-/// list item keeps its hanging indent. Breaks only at spaces and never inside a word, so a
-/// method name, a `code span` or a URL is never split (a longer one overflows instead).
-pub fn wrap(text: &str, first: &str, rest: &str) -> String {
-    wrap_to(text, first, rest, width())
-}
-
-/// [`wrap`] to an explicit width (snapshot tests pin it). A no-break space (see [`nobreak`])
-/// holds two words on one line and prints as a plain space.
+/// `text` filled to `width` (the terminal's is [`width`]; snapshot tests pin it): the first line
+/// starts with `first`, the rest with `rest`, so a list item keeps its hanging indent. Breaks
+/// only at spaces and never inside a word, so a method name, a `code span` or a URL is never
+/// split (a longer one overflows instead). A no-break space (see [`nobreak`]) holds two words
+/// on one line and prints as a plain space.
 pub fn wrap_to(text: &str, first: &str, rest: &str, width: usize) -> String {
     let opts = textwrap::Options::new(width)
         .initial_indent(first)
@@ -210,18 +206,15 @@ pub mod ink {
 /// with `plain` (a screen reader says "hit" better than "check mark"). Lines are wrapped to
 /// `width` with the text hanging under the first word after the mark.
 pub fn checklist(g: &Grade, plain: bool, width: usize) -> Vec<String> {
-    let quote = |s: &str| {
-        if plain {
-            format!("\"{}\"", s.trim())
-        } else {
-            format!("“{}”", s.trim())
-        }
+    let mut c = Checklist {
+        plain,
+        width,
+        dash: if plain { " -" } else { " —" },
+        lines: Vec::new(),
     };
-    let dash = if plain { " -" } else { " —" };
-    let mut out = Vec::new();
     if g.truncated {
         let bare = if plain { "cut:" } else { "✂" };
-        out.push(wrap_to(
+        c.lines.push(wrap_to(
             &format!(
                 "{} only the first {} bytes of this answer were graded; the rest was not read",
                 ink::warn(bare),
@@ -232,78 +225,111 @@ pub fn checklist(g: &Grade, plain: bool, width: usize) -> Vec<String> {
             width,
         ));
     }
-    let item = |mark: String, bare: &str, text: String| {
-        let hang = " ".repeat(2 + bare.chars().count() + 1);
-        wrap_to(&text, &format!("  {mark} "), &hang, width)
-    };
-    for p in &g.points {
-        let req = if p.required { " (required)" } else { "" };
-        if p.hit {
-            let said = p
-                .span
-                .as_ref()
-                .map(|s| ink::faint(&format!("{dash} you said {}", quote(&s.text))))
-                .unwrap_or_default();
-            let bare = if plain { "hit:" } else { "✓" };
-            out.push(item(
-                ink::good(bare),
-                bare,
-                format!("{}{req}{said}", p.label),
-            ));
+    c.points(g);
+    c.red_flags(g);
+    c.asides(g);
+    if plain {
+        c.lines.iter().map(|l| unglyph(l)).collect()
+    } else {
+        c.lines
+    }
+}
+
+/// The checklist being written.
+struct Checklist {
+    plain: bool,
+    width: usize,
+    dash: &'static str,
+    lines: Vec<String>,
+}
+
+impl Checklist {
+    fn quote(&self, s: &str) -> String {
+        if self.plain {
+            format!("\"{}\"", s.trim())
         } else {
-            let bare = if plain { "missed:" } else { "✗" };
-            out.push(item(ink::bad(bare), bare, format!("{}{req}", p.label)));
+            format!("“{}”", s.trim())
         }
     }
-    for f in &g.red_flags {
-        let bare = if plain { "red flag:" } else { "⚑ RED FLAG" };
-        out.push(item(
-            ink::bad(bare),
-            bare,
-            format!(
+
+    /// One item under a mark (`bare` is the mark without colour, for the hanging indent).
+    fn item(&mut self, mark: String, bare: &str, text: String) {
+        let hang = " ".repeat(2 + bare.chars().count() + 1);
+        self.lines
+            .push(wrap_to(&text, &format!("  {mark} "), &hang, self.width));
+    }
+
+    /// Each key point, hit (with what the learner said) or missed.
+    fn points(&mut self, g: &Grade) {
+        let dash = self.dash;
+        for p in &g.points {
+            let req = if p.required { " (required)" } else { "" };
+            if p.hit {
+                let said = p
+                    .span
+                    .as_ref()
+                    .map(|s| ink::faint(&format!("{dash} you said {}", self.quote(&s.text))))
+                    .unwrap_or_default();
+                let bare = if self.plain { "hit:" } else { "✓" };
+                self.item(ink::good(bare), bare, format!("{}{req}{said}", p.label));
+            } else {
+                let bare = if self.plain { "missed:" } else { "✗" };
+                self.item(ink::bad(bare), bare, format!("{}{req}", p.label));
+            }
+        }
+    }
+
+    /// Each red flag raised, with its correction and reference.
+    fn red_flags(&mut self, g: &Grade) {
+        let dash = self.dash;
+        for f in &g.red_flags {
+            let bare = if self.plain {
+                "red flag:"
+            } else {
+                "⚑ RED FLAG"
+            };
+            let text = format!(
                 "{}{dash} you said {}",
                 ink::strong(&f.label),
-                quote(&f.span.text)
-            ),
-        ));
-        let spec = if f.spec.is_empty() {
-            String::new()
-        } else {
-            format!(" ({})", f.spec)
-        };
-        out.push(wrap_to(
-            &format!("correction: {}{spec}", f.correction),
-            "      ",
-            "        ",
-            width,
-        ));
+                self.quote(&f.span.text)
+            );
+            self.item(ink::bad(bare), bare, text);
+            let spec = if f.spec.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", f.spec)
+            };
+            self.lines.push(wrap_to(
+                &format!("correction: {}{spec}", f.correction),
+                "      ",
+                "        ",
+                self.width,
+            ));
+        }
     }
-    for u in &g.unchecked {
-        let bare = if plain { "not checked:" } else { "?" };
-        out.push(item(
-            ink::warn(bare),
-            bare,
-            format!(
+
+    /// What the grader could not check, and exact names almost written.
+    fn asides(&mut self, g: &Grade) {
+        let dash = self.dash;
+        for u in &g.unchecked {
+            let bare = if self.plain { "not checked:" } else { "?" };
+            let text = format!(
                 "not checked against the card: {}{dash} compare it with the card's answer",
-                quote(&u.text)
-            ),
-        ));
-    }
-    for n in &g.near_misses {
-        let bare = if plain { "near miss:" } else { "≈" };
-        out.push(item(
-            ink::warn(bare),
-            bare,
-            format!(
-                "close: you wrote `{}`, the exact name is `{}` (not counted)",
-                n.found, n.expected
-            ),
-        ));
-    }
-    if plain {
-        out.iter().map(|l| unglyph(l)).collect()
-    } else {
-        out
+                self.quote(&u.text)
+            );
+            self.item(ink::warn(bare), bare, text);
+        }
+        for n in &g.near_misses {
+            let bare = if self.plain { "near miss:" } else { "≈" };
+            self.item(
+                ink::warn(bare),
+                bare,
+                format!(
+                    "close: you wrote `{}`, the exact name is `{}` (not counted)",
+                    n.found, n.expected
+                ),
+            );
+        }
     }
 }
 

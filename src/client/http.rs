@@ -424,11 +424,6 @@ impl ListenStream {
         self.rx.recv().await
     }
 
-    /// An event that already arrived, without waiting.
-    pub fn try_next(&mut self) -> Option<WireEvent> {
-        self.rx.try_recv().ok()
-    }
-
     /// Closes the HTTP response stream: the client cancel on HTTP (§1.5; CAN §Transport-Specific
     /// Cancellation). Returns the events that had already arrived but were not read yet, so a
     /// caller can account for them *before* the cancel.

@@ -24,7 +24,7 @@
 
 mod bounds;
 mod http;
-pub mod link;
+pub(crate) mod link;
 pub mod sse;
 mod stdio;
 

@@ -98,7 +98,7 @@ impl Values {
         let mut decks: Vec<String> = lib.cards().map(|(d, _)| d.meta.id.clone()).collect();
         decks.dedup();
         // A scenario file that does not parse is `lab --list`'s to report, not ours.
-        let scenarios = crate::lab::scenario::all()
+        let scenarios = super::lab::scenario::all()
             .map(|all| all.into_iter().map(|s| s.scenario.id).collect())
             .unwrap_or_default();
         let faults = mock_server::Fault::all()

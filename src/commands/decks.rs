@@ -9,11 +9,11 @@ use owo_colors::Style;
 
 use crate::term::{paint, paint_err};
 
+use crate::deck::eval;
+use crate::deck::eval::report as eval_report;
 use crate::deck::{
-    Deck, DeckError, Library, concepts, content_rules, export, facts, rubric, validate,
+    Deck, DeckError, Library, concepts, content_checks, export, facts, rubric, validate,
 };
-use crate::eval;
-use crate::eval_report;
 use crate::global::Global;
 
 #[derive(Debug, clap::Args)]
@@ -262,51 +262,9 @@ fn check(g: &Global, paths: &[PathBuf], list_unused: bool) -> anyhow::Result<Exi
     if !embedded_run {
         problems.extend(lib.embedded_clashes());
     }
-    for d in &lib.decks {
-        match source_text(d) {
-            Some(text) => {
-                problems.extend(validate::self_test(d, &text));
-                problems.extend(rubric::check(d, &text));
-                problems.extend(content_rules::check(d, &text));
-                problems.extend(crate::deck::lint_check(d, &text));
-            }
-            None => problems.push(DeckError {
-                file: d.source.clone(),
-                line: 0,
-                column: 0,
-                message: "cannot re-read the deck to run its self-tests".into(),
-            }),
-        }
-    }
+    problems.extend(deck_problems(&lib));
     if embedded_run {
-        problems.extend(content_rules::scenario_length_bias());
-        problems.extend(content_rules::decks_length_bias(&Library::embedded().decks));
-        if facts::all().len() != 60 {
-            problems.push(DeckError {
-                file: "decks/facts.toml".into(),
-                line: 0,
-                column: 0,
-                message: format!(
-                    "expected the 60 facts of decks/facts.toml, found {}",
-                    facts::all().len()
-                ),
-            });
-        }
-        let shipped = Library::embedded();
-        let missing = export::uncovered(&shipped);
-        if !missing.is_empty() {
-            problems.push(DeckError {
-                file: "decks/".into(),
-                line: 0,
-                column: 0,
-                message: format!(
-                    "the built-in decks leave fact(s) {} uncovered; add cards that teach them and list them in `facts`",
-                    missing.iter().map(u32::to_string).collect::<Vec<_>>().join(", ")
-                ),
-            });
-        }
-    }
-    if embedded_run {
+        problems.extend(built_in_content_problems());
         problems.extend(vocabulary_problems(&lib));
         problems.extend(crate::deck::catalogue::self_test());
         if let Some(e) = crate::grader::lexicon_problem() {
@@ -317,11 +275,7 @@ fn check(g: &Global, paths: &[PathBuf], list_unused: bool) -> anyhow::Result<Exi
                 message: e,
             });
         }
-        let report = eval::evaluate(&lib, &eval::Corpus::embedded(), None);
-        problems.extend(report.problems.iter().cloned());
-        problems.extend(eval::catalogue_violations(&report));
-        let known = eval::parse_known(crate::deck::embedded_text(eval::KNOWN_FILE).unwrap_or(""));
-        problems.extend(eval::disagreements(&report, &known));
+        problems.extend(corpus_problems(&lib));
     }
     report_unused(&lib, list_unused);
     let cards: usize = lib.decks.iter().map(|d| d.cards.len()).sum();
@@ -343,6 +297,72 @@ fn check(g: &Global, paths: &[PathBuf], list_unused: bool) -> anyhow::Result<Exi
         );
         Ok(ExitCode::from(1))
     }
+}
+
+/// Each deck's self-tests, rubric, content checks and lints, read from its own text.
+fn deck_problems(lib: &Library) -> Vec<DeckError> {
+    let mut problems = Vec::new();
+    for d in &lib.decks {
+        match source_text(d) {
+            Some(text) => {
+                problems.extend(validate::self_test(d, &text));
+                problems.extend(rubric::check(d, &text));
+                problems.extend(content_checks::check(d, &text));
+                problems.extend(crate::deck::lint_check(d, &text));
+            }
+            None => problems.push(DeckError {
+                file: d.source.clone(),
+                line: 0,
+                column: 0,
+                message: "cannot re-read the deck to run its self-tests".into(),
+            }),
+        }
+    }
+    problems
+}
+
+/// What only the built-in content as a whole can get wrong: option lengths that give the
+/// answer away, the 60 facts, and facts no card teaches.
+fn built_in_content_problems() -> Vec<DeckError> {
+    let shipped = Library::embedded();
+    let mut problems = Vec::new();
+    problems.extend(content_checks::scenario_length_bias());
+    problems.extend(content_checks::decks_length_bias(&shipped.decks));
+    if facts::all().len() != 60 {
+        problems.push(DeckError {
+            file: "decks/facts.toml".into(),
+            line: 0,
+            column: 0,
+            message: format!(
+                "expected the 60 facts of decks/facts.toml, found {}",
+                facts::all().len()
+            ),
+        });
+    }
+    let missing = export::uncovered(&shipped);
+    if !missing.is_empty() {
+        problems.push(DeckError {
+            file: "decks/".into(),
+            line: 0,
+            column: 0,
+            message: format!(
+                "the built-in decks leave fact(s) {} uncovered; add cards that teach them and list them in `facts`",
+                missing.iter().map(u32::to_string).collect::<Vec<_>>().join(", ")
+            ),
+        });
+    }
+    problems
+}
+
+/// The graded corpus against today's grader: its own problems, catalogue entries that fire on
+/// right answers, and disagreements not yet known.
+fn corpus_problems(lib: &Library) -> Vec<DeckError> {
+    let report = eval::evaluate(lib, &eval::Corpus::embedded(), None);
+    let mut problems = report.problems.clone();
+    problems.extend(eval::catalogue_violations(&report));
+    let known = eval::parse_known(crate::deck::embedded_text(eval::KNOWN_FILE).unwrap_or(""));
+    problems.extend(eval::disagreements(&report, &known));
+    problems
 }
 
 /// How many alternatives of format-2 decks nothing uses (a note, never a failure: an unused

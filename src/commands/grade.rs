@@ -81,7 +81,7 @@ pub fn run(args: Args, g: &Global) -> anyhow::Result<ExitCode> {
         } else {
             print!(
                 "{}",
-                render(&crate::quiz::render::order_checklist(card, &grade))
+                render(&super::quiz::render::order_checklist(card, &grade))
             );
         }
         return Ok(ExitCode::SUCCESS);
@@ -109,7 +109,7 @@ pub fn run(args: Args, g: &Global) -> anyhow::Result<ExitCode> {
     } else {
         print!(
             "{}",
-            render(&crate::quiz::render::order_checklist(card, &grade))
+            render(&super::quiz::render::order_checklist(card, &grade))
         );
         let (plain, width) = (crate::term::plain(), crate::term::width());
         for l in crate::judge::render::lines(&j, &grade, plain, width, false) {

@@ -1,12 +1,16 @@
-//! The command line: one subcommand per job. The commands without a folder of their own live
-//! here (`grade`, `decks`, `progress`, `serve`); `quiz`, `stats`, `lab` and `check` keep their
-//! `Args` and `run` beside the logic they drive. Nothing below this layer imports it.
+//! The command line: every subcommand, in one place. The small ones are a file each; `quiz`,
+//! `lab` and `check` are folders holding their `Args`, their `run` and the logic only they use.
+//! Below this layer only `decks check` reaches in, to check the lab's scenario files.
 
+mod check;
 mod completions;
 mod decks;
 mod grade;
+pub mod lab;
 mod progress;
+pub mod quiz;
 mod serve;
+mod stats;
 mod why;
 
 use std::process::ExitCode;
@@ -38,19 +42,19 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Train: due cards, typed answers graded like an interviewer would, spaced repetition.
-    Quiz(crate::quiz::Args),
+    Quiz(quiz::Args),
     /// Grade one answer against one card and print the checklist.
     Grade(grade::Args),
     /// List, show, check and export decks.
     Decks(decks::Args),
     /// What is due, how well you retain, your recurring misconceptions.
-    Stats(crate::stats::Args),
+    Stats(stats::Args),
     /// Export or reset your review history.
     Progress(progress::Args),
     /// A REPL that drives an MCP server step by step and checks every frame on the wire.
-    Lab(crate::lab::Args),
+    Lab(lab::Args),
     /// Check any MCP 2026-07-28 server against the subscription rules.
-    Check(crate::check::Args),
+    Check(check::Args),
     /// Run the bundled mock MCP server (Streamable HTTP or stdio), optionally with faults.
     Serve(serve::Args),
     /// Explain a rule (keyword, meaning, cards, check, lab, spec) or the rules behind a card.
@@ -64,14 +68,14 @@ pub enum Command {
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let g = &cli.global;
     match cli.command {
-        Command::Quiz(a) => crate::quiz::run(a, g),
+        Command::Quiz(a) => quiz::run(a, g),
         Command::Grade(a) => grade::run(a, g),
         Command::Decks(a) => decks::run(a, g),
-        Command::Stats(a) => crate::stats::run(a, g),
+        Command::Stats(a) => stats::run(a, g),
         Command::Progress(a) => progress::run(a, g),
-        Command::Lab(a) => crate::lab::run(a, g),
+        Command::Lab(a) => lab::run(a, g),
         Command::Why(a) => why::run(a, g),
-        Command::Check(a) => crate::check::run(a, g),
+        Command::Check(a) => check::run(a, g),
         Command::Serve(a) => serve::run(a, g),
         Command::Completions(a) => completions::completions(&a, g),
         Command::Man(a) => completions::man(&a),

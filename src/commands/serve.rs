@@ -5,8 +5,8 @@ use std::process::ExitCode;
 
 use mock_server::fault::Fault;
 
+use super::lab::{FaultRow, fault_table};
 use crate::global::Global;
-use crate::lab::{FaultRow, fault_table};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {

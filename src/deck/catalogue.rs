@@ -32,6 +32,7 @@ pub struct Truth {
     pub text: String,
     /// Where the spec says so, in the short form of docs/rules.md.
     #[serde(default)]
+    #[expect(dead_code, reason = "written for deck authors; accepted, never shown")]
     pub spec: String,
 }
 

@@ -13,7 +13,7 @@ use std::sync::OnceLock;
 
 use serde::Deserialize;
 
-use crate::card::{Card, CardKind, RedFlag};
+use crate::card::{Card, RedFlag};
 
 /// `decks/concepts.toml`.
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -40,6 +40,7 @@ pub struct Identifiers {
 pub struct Concept {
     /// What the concept is, for deck authors.
     #[serde(default)]
+    #[expect(dead_code, reason = "written for deck authors; accepted, never shown")]
     pub about: String,
     /// Words and phrases that say it, matched like any group alternative (case, word form,
     /// synonyms and small typos forgiven). A form may itself name another concept (`@first`).
@@ -70,6 +71,7 @@ pub fn vocabulary() -> &'static Result<Vocabulary, String> {
 
 impl Vocabulary {
     /// The alternatives of `@name`, nested concepts expanded; `None` for an unknown name.
+    #[cfg(test)]
     pub fn forms(&self, name: &str) -> Option<Vec<String>> {
         let mut out = Vec::new();
         let mut seen = BTreeSet::new();
@@ -138,7 +140,7 @@ pub fn resolve(card: &mut Card, vocab: &Vocabulary, used: &mut BTreeSet<String>)
     let mut un = Unresolved::default();
     card.identifiers = vocab.identifiers.known.clone();
     // The catalogue's misconceptions are checked on every free-text card's answers.
-    if matches!(card.kind, CardKind::Recall | CardKind::SpotTheBug) {
+    if card.kind.free_text() {
         for f in super::catalogue::misconceptions() {
             if !card.red_flags.iter().any(|g| g.id == f.id) {
                 card.red_flags.push(f.clone());

@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 
 use super::{Deck, Library, facts};
 use crate::card::Card;
-use crate::kinds::{self, anki_html, anki_pre};
+use crate::card_kind::{self, anki_html, anki_pre};
 
 /// Which cards teach each §9 fact (`DECK/CARD` keys), for every fact in facts.toml.
 pub fn coverage(lib: &Library) -> BTreeMap<u32, Vec<String>> {
@@ -236,7 +236,7 @@ fn card_md(out: &mut String, d: &Deck, c: &Card, depth: usize) {
     if let Some(t) = &c.tension {
         let _ = writeln!(out, "**Spec tension:** {t}\n");
     }
-    kinds::of(c.kind).markdown(c, out);
+    card_kind::of(c.kind).markdown(c, out);
     if !c.points.is_empty() {
         let _ = writeln!(out, "Key points:\n");
         for p in &c.points {
@@ -345,13 +345,13 @@ pub fn to_markdown(lib: &Library) -> String {
 
 fn anki_front(card: &Card) -> String {
     let mut f = anki_html(&card.question);
-    kinds::of(card.kind).anki_front(card, &mut f);
+    card_kind::of(card.kind).anki_front(card, &mut f);
     f
 }
 
 fn anki_back(card: &Card) -> String {
     let mut b = String::new();
-    kinds::of(card.kind).anki_back(card, &mut b);
+    card_kind::of(card.kind).anki_back(card, &mut b);
     if let Some(basics) = &card.basics {
         let _ = write!(
             b,

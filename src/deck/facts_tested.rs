@@ -75,7 +75,7 @@ fn card_text(card: &Card) -> String {
 
 pub fn check(loc: &Locator<'_>, i: usize, card: &Card, errors: &mut Vec<DeckError>) {
     // An order card tests its facts through the sequence itself, which words cannot show.
-    if card.facts.is_empty() || card.kind == crate::card::CardKind::Order {
+    if card.facts.is_empty() || card.kind.orders_items() {
         return;
     }
     let text = card_text(card);

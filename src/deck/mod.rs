@@ -4,18 +4,27 @@
 //! problem becomes a [`DeckError`] naming the file, line and column, so one broken deck never
 //! hides the others.
 
-pub mod catalogue;
-pub mod concepts;
-pub mod content_rules;
-pub mod export;
+pub(crate) mod catalogue;
+pub(crate) mod concepts;
+pub(crate) mod content_checks;
+pub mod eval;
+pub(crate) mod export;
 pub mod facts;
 mod facts_tested;
 mod lint;
 mod load;
 pub(crate) mod locate;
 pub mod model;
-pub mod rubric;
+pub(crate) mod rubric;
+#[allow(
+    clippy::too_many_lines,
+    reason = "findings is one scanner loop over TOML's string and bracket states"
+)]
 mod toml10;
+#[allow(
+    clippy::too_many_lines,
+    reason = "check_card and self_test wait for the deck loader's rework (issue 21)"
+)]
 pub mod validate;
 
 use std::fmt;

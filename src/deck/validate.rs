@@ -139,7 +139,7 @@ fn check_card(
             errors.push(loc.label(i, &f.label, format!("red flag \"{}\" of card `{id}` has no `examples`; add at least one answer that must fire it", f.label)));
         }
     }
-    let kind = crate::kinds::of(card.kind);
+    let kind = crate::card_kind::of(card.kind);
     if kind.needs_answer_text()
         && card
             .answer
@@ -149,13 +149,13 @@ fn check_card(
         errors.push(loc.card(i, format!("card `{id}` has no `answer` text; add `[cards.answer]` with `seconds` and `text` (it is the golden self-test)")));
     }
     // Fields another kind would use are ignored by this one: say so rather than drop them.
-    for (field, present) in crate::kinds::kind_fields(card) {
+    for (field, present) in crate::card_kind::kind_fields(card) {
         if !present || kind.own_fields().contains(&field) {
             continue;
         }
-        let owner = crate::kinds::all()
+        let owner = crate::card_kind::all()
             .iter()
-            .find(|k| crate::kinds::of(**k).own_fields().contains(&field))
+            .find(|k| crate::card_kind::of(**k).own_fields().contains(&field))
             .map_or("other", |k| k.name());
         errors.push(loc.field(
             i,

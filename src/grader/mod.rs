@@ -22,13 +22,13 @@ mod account;
 mod claims;
 mod idents;
 mod kinds;
-pub mod lexicon;
+pub(crate) mod lexicon;
 mod mentions;
 mod normalise;
 mod phrase;
 mod rubric;
 mod segment;
-pub mod settle;
+pub(crate) mod settle;
 mod stance;
 mod verdict;
 mod words;
@@ -89,7 +89,7 @@ fn grade_whole(card: &Card, answer: &str) -> Grade {
         CardKind::Cloze => kinds::cloze(card, answer, &seg),
         CardKind::SpotTheBug => kinds::spot_the_bug(card, answer, &seg, &mut prose.points),
     };
-    if matches!(card.kind, CardKind::Recall | CardKind::SpotTheBug) {
+    if card.kind.free_text() {
         parts.unchecked = account::unchecked(
             answer,
             &seg,

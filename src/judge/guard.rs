@@ -7,7 +7,7 @@ use serde::Serialize;
 use super::quote::Comparable;
 use super::reply::Reply;
 use super::request::{LINE_POINT, exact_point};
-use crate::card::{Card, CardKind};
+use crate::card::Card;
 use crate::grader::{self, Grade, PointResult, Span, Verdict};
 
 /// An item of the reply that was not believed, and why.
@@ -152,7 +152,7 @@ fn wrong_line(
     dropped: &mut Vec<Dropped>,
 ) {
     let line_missed = points.iter().any(|p| p.id == LINE_POINT && !p.hit);
-    if card.kind != CardKind::SpotTheBug || !line_missed || grader::named_line(answer).is_none() {
+    if !card.kind.names_a_line() || !line_missed || grader::named_line(answer).is_none() {
         return;
     }
     for (p, by_model) in points.iter_mut().zip(judged) {
@@ -224,7 +224,7 @@ fn misconceptions(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::card::{Claim, Point, RedFlag, test_card};
+    use crate::card::{CardKind, Claim, Point, RedFlag, test_card};
     use crate::judge::reply::{ClaimedMisconception, ClaimedPoint};
 
     fn card() -> Card {

@@ -12,13 +12,13 @@
 //! The judge depends on the grader only through its public result ([`Grade`]) and its verdict
 //! rule and normaliser.
 
-pub mod client;
-pub mod config;
-pub mod guard;
+mod client;
+pub(crate) mod config;
+mod guard;
 mod quote;
-pub mod render;
-pub mod reply;
-pub mod request;
+pub(crate) mod render;
+mod reply;
+pub(crate) mod request;
 
 use std::time::{Duration, Instant};
 
@@ -232,7 +232,7 @@ impl Judge {
         let req = self.request(key, card, answer);
         let cache_key = JudgementKey {
             card: key.to_string(),
-            answer: crate::eval::fingerprint(answer),
+            answer: crate::deck::eval::fingerprint(answer),
             model: model.clone(),
             prompt: req.prompt.clone(),
         };

@@ -28,7 +28,7 @@ Reply with one JSON object and nothing else:
 
 /// Kinds the judge reads: free text. The others are graded exactly by the rules.
 pub fn judges(kind: CardKind) -> bool {
-    matches!(kind, CardKind::Recall | CardKind::SpotTheBug)
+    kind.free_text()
 }
 
 /// Whether a point can be earned only by an exact identifier (every way to match it names one):
@@ -43,7 +43,7 @@ pub const LINE_POINT: &str = "line";
 /// The rubric part of the request: the card, without the answer.
 fn rubric(key: &str, card: &Card) -> Value {
     let mut points = Vec::new();
-    if card.kind == CardKind::SpotTheBug
+    if card.kind.names_a_line()
         && let Some(t) = &card.transcript
     {
         points.push(json!({
@@ -71,7 +71,7 @@ fn rubric(key: &str, card: &Card) -> Value {
         .map(|r| json!({"id": r.id, "keyword": r.keyword, "text": r.text}))
         .collect();
     let mut verdict_rule = VERDICT_RULE.to_string();
-    if card.kind == CardKind::SpotTheBug {
+    if card.kind.names_a_line() {
         verdict_rule = format!("{verdict_rule} {SPOT_THE_BUG_RULE}");
     }
     let mut r = json!({
@@ -101,7 +101,7 @@ fn rubric(key: &str, card: &Card) -> Value {
 /// The JSON schema of the reply contract, with the card's point ids spelled out.
 fn schema(card: &Card) -> Value {
     let mut ids: Vec<&str> = card.points.iter().map(|p| p.id.as_str()).collect();
-    if card.kind == CardKind::SpotTheBug {
+    if card.kind.names_a_line() {
         ids.insert(0, LINE_POINT);
     }
     json!({
@@ -152,7 +152,7 @@ pub struct Request {
 pub fn build(key: &str, card: &Card, answer: &str, model: &str) -> Request {
     let rubric = rubric(key, card);
     let schema = schema(card);
-    let fingerprint = crate::eval::fingerprint(&format!(
+    let fingerprint = crate::deck::eval::fingerprint(&format!(
         "{PROMPT_VERSION}\n{INSTRUCTIONS}\n{rubric}\n{schema}"
     ));
     let mut user = rubric;

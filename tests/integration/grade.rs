@@ -81,16 +81,24 @@ fn cli_reads_the_answer_from_stdin_and_prints_json() {
 #[test]
 fn cli_rejects_an_unknown_card() {
     let t = tempfile::tempdir().expect("tmp");
-    tutor(&t)
+    let out = tutor(&t)
         .args(["--decks", GOOD, "grade", "demo/missing", "x"])
         .assert()
-        .failure()
-        .stderr(contains("no card `demo/missing`"));
-    tutor(&t)
+        .failure();
+    crate::support::assert_exact(
+        &out.get_output().stderr,
+        "error: no card `demo/missing` (cards are named DECK/CARD; `mcp-tutor decks list` shows \
+         them)\n",
+    );
+    let out = tutor(&t)
         .args(["--decks", GOOD, "grade", "demo/ack-frist", "x"])
         .assert()
-        .failure()
-        .stderr(contains("did you mean `demo/ack-first`?"));
+        .failure();
+    crate::support::assert_exact(
+        &out.get_output().stderr,
+        "error: no card `demo/ack-frist`: did you mean `demo/ack-first`? (cards are named \
+         DECK/CARD; `mcp-tutor decks list` shows them)\n",
+    );
 }
 
 #[test]

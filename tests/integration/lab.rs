@@ -6,7 +6,7 @@ use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 
-use mcp_tutor::lab::scenario;
+use mcp_tutor::commands::lab::scenario;
 
 pub fn bin() -> &'static str {
     env!("CARGO_BIN_EXE_mcp-tutor")

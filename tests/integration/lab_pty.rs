@@ -1,11 +1,9 @@
 //! The interactive lab in a real terminal (a pty): a frame that arrives while the user is
 //! typing is printed above the prompt, and the half-typed line survives it intact.
 
-use std::process::Command;
-
 use rexpect::session::{PtySession, spawn_command};
 
-use crate::lab::{Served, bin, tutor};
+use crate::lab::{Served, tutor};
 
 /// Type like a person: one key at a time, each after the previous one was echoed. (rustyline 17
 /// with an external printer only looks at the terminal when it becomes readable again, so keys
@@ -47,13 +45,9 @@ fn enter(p: &mut PtySession, line: &str) {
 fn a_frame_arriving_while_typing_prints_above_the_prompt_without_garbling_it() {
     let served = Served::start();
     let home = tempfile::tempdir().expect("tmp");
-    let mut cmd = Command::new(bin());
+    let mut cmd = super::support::pty(home.path());
     // --plain keeps the screen ASCII, which rexpect's one-byte reads need.
-    cmd.args(["--plain", "lab", "--url", &served.url])
-        .env("MCP_TUTOR_HOME", home.path())
-        .env("HOME", home.path())
-        .env("NO_COLOR", "1")
-        .env("TERM", "xterm");
+    cmd.args(["--plain", "lab", "--url", &served.url]);
     let mut p = spawn_command(cmd, Some(30_000)).expect("spawn the lab in a pty");
     p.exp_string("lab> ").expect("first prompt");
     enter(&mut p, "listen tools");
@@ -92,12 +86,8 @@ fn a_frame_arriving_while_typing_prints_above_the_prompt_without_garbling_it() {
 #[test]
 fn tab_completes_steps_and_help_explains_them() {
     let home = tempfile::tempdir().expect("tmp");
-    let mut cmd = Command::new(bin());
-    cmd.args(["--plain", "lab"])
-        .env("MCP_TUTOR_HOME", home.path())
-        .env("HOME", home.path())
-        .env("NO_COLOR", "1")
-        .env("TERM", "xterm");
+    let mut cmd = super::support::pty(home.path());
+    cmd.args(["--plain", "lab"]);
     let mut p = spawn_command(cmd, Some(30_000)).expect("spawn the lab in a pty");
     p.exp_string("lab> ").expect("first prompt");
     type_keys(&mut p, "he\t");
@@ -117,12 +107,8 @@ fn tab_completes_steps_and_help_explains_them() {
 #[test]
 fn an_interactive_scenario_asks_before_each_step_then_hands_over_to_the_repl() {
     let home = tempfile::tempdir().expect("tmp");
-    let mut cmd = Command::new(bin());
-    cmd.args(["--plain", "lab", "--scenario", "ack-first"])
-        .env("MCP_TUTOR_HOME", home.path())
-        .env("HOME", home.path())
-        .env("NO_COLOR", "1")
-        .env("TERM", "xterm");
+    let mut cmd = super::support::pty(home.path());
+    cmd.args(["--plain", "lab", "--scenario", "ack-first"]);
     let mut p = spawn_command(cmd, Some(30_000)).expect("spawn the lab in a pty");
     p.exp_string("What is the first JSON-RPC message on the stream?")
         .expect("the first question");
@@ -158,12 +144,8 @@ fn an_interactive_scenario_asks_before_each_step_then_hands_over_to_the_repl() {
 #[test]
 fn after_drop_graceful_close_is_not_judged_either_way() {
     let home = tempfile::tempdir().expect("tmp");
-    let mut cmd = Command::new(bin());
-    cmd.args(["--plain", "--width", "200", "lab"])
-        .env("MCP_TUTOR_HOME", home.path())
-        .env("HOME", home.path())
-        .env("NO_COLOR", "1")
-        .env("TERM", "xterm");
+    let mut cmd = super::support::pty(home.path());
+    cmd.args(["--plain", "--width", "200", "lab"]);
     let mut p = spawn_command(cmd, Some(30_000)).expect("spawn the lab in a pty");
     p.exp_string("lab> ").expect("first prompt");
     enter(&mut p, "listen tools");

@@ -38,6 +38,21 @@ pub fn clean(home: &Path) -> assert_cmd::Command {
     c
 }
 
+/// [`clean`] as a plain `std::process::Command` for a pseudo-terminal (rexpect spawns those):
+/// the same clean environment, with a terminal type.
+pub fn pty(home: &Path) -> std::process::Command {
+    let mut c = std::process::Command::new(bin());
+    c.env_clear()
+        .env("MCP_TUTOR_HOME", home)
+        .env("HOME", home)
+        .env("XDG_CONFIG_HOME", home.join("config"))
+        .env("XDG_DATA_HOME", home.join("data"))
+        .env("TZ", "UTC")
+        .env("NO_COLOR", "1")
+        .env("TERM", "xterm");
+    c
+}
+
 /// [`clean`] rooted at a temp dir of its own, which lives as long as the command: for tests
 /// that keep nothing between runs.
 pub fn isolated() -> Isolated {

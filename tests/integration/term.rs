@@ -82,13 +82,9 @@ fn every_printing_command_ends_quietly_when_its_reader_goes_away() {
 #[test]
 fn lab_shows_every_key_of_a_burst_without_waiting_for_the_next() {
     let home = tempfile::tempdir().expect("temp dir");
-    let mut cmd = Command::new(assert_cmd::cargo::cargo_bin("mcp-tutor"));
+    let mut cmd = super::support::pty(home.path());
     // --plain keeps the screen ASCII, which rexpect's one-byte reads need.
-    cmd.args(["--plain", "lab"])
-        .env("MCP_TUTOR_HOME", home.path())
-        .env("HOME", home.path())
-        .env("NO_COLOR", "1")
-        .env("TERM", "xterm");
+    cmd.args(["--plain", "lab"]);
     let mut p = rexpect::session::spawn_command(cmd, Some(15_000)).expect("lab in a pty");
     p.exp_string("lab> ").expect("first prompt");
     // The whole line, Enter included, in one write: if the last key waited for a next one,
@@ -106,13 +102,8 @@ fn lab_shows_every_key_of_a_burst_without_waiting_for_the_next() {
 }
 
 fn tutor_out(args: &[&str]) -> String {
-    let home = tempfile::tempdir().expect("temp dir");
-    let out = assert_cmd::Command::cargo_bin("mcp-tutor")
-        .expect("binary")
+    let out = super::support::isolated()
         .args(args)
-        .env("HOME", home.path())
-        .env("XDG_CONFIG_HOME", home.path())
-        .env("MCP_TUTOR_HOME", home.path().join("data"))
         .timeout(Duration::from_secs(60))
         .assert()
         .success()
@@ -201,13 +192,8 @@ fn every_shell_gets_a_script_and_man_gets_a_page() {
 #[test]
 fn lab_output_fits_the_width_and_keeps_wire_lines_whole() {
     for w in [60usize, 80, 120] {
-        let home = tempfile::tempdir().expect("temp dir");
-        let out = assert_cmd::Command::cargo_bin("mcp-tutor")
-            .expect("binary")
+        let out = super::support::isolated()
             .args(["--width", &w.to_string(), "lab"])
-            .env("HOME", home.path())
-            .env("MCP_TUTOR_HOME", home.path().join("data"))
-            .env("NO_COLOR", "1")
             .write_stdin("listen tools\nwire on\nchange tools\nclose all\n")
             .timeout(Duration::from_secs(60))
             .assert()
@@ -245,12 +231,8 @@ fn lab_output_fits_the_width_and_keeps_wire_lines_whole() {
 #[test]
 fn an_error_on_a_terminal_is_filled_to_its_width() {
     let home = tempfile::tempdir().expect("temp dir");
-    let mut cmd = Command::new(assert_cmd::cargo::cargo_bin("mcp-tutor"));
-    cmd.args(["--width", "60", "why", "ack-frist"])
-        .env("MCP_TUTOR_HOME", home.path())
-        .env("HOME", home.path())
-        .env("NO_COLOR", "1")
-        .env("TERM", "xterm");
+    let mut cmd = super::support::pty(home.path());
+    cmd.args(["--width", "60", "why", "ack-frist"]);
     let mut p = rexpect::session::spawn_command(cmd, Some(15_000)).expect("a pty");
     let out = p.exp_eof().expect("it ends");
     let lines: Vec<&str> = out.lines().map(str::trim_end).collect();
