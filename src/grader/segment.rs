@@ -47,6 +47,134 @@ pub struct Segments {
     clause_tokens: Vec<(usize, usize)>,
 }
 
+/// Where sentences, claims and clauses start (byte offsets), and which sentences are questions.
+struct Breaks {
+    sentences: Vec<usize>,
+    claims: Vec<usize>,
+    clauses: Vec<usize>,
+    questions: Vec<usize>,
+}
+
+/// The breaks punctuation makes: sentence ends, new lines, semicolons, asides.
+fn punctuation_breaks(norm: &str, chars: &[(usize, char)]) -> Breaks {
+    let mut b = Breaks {
+        sentences: vec![0],
+        claims: vec![0],
+        clauses: vec![0],
+        questions: Vec::new(),
+    };
+    for (k, &(_, c)) in chars.iter().enumerate() {
+        let next = chars.get(k + 1).map(|&(_, n)| n);
+        let after = chars.get(k + 1).map_or(norm.len(), |&(i, _)| i);
+        match c {
+            '.' | '!' | '?'
+                if next.is_none_or(char::is_whitespace)
+                    && !(c == '.' && after_abbreviation(&chars[..k])) =>
+            {
+                if c == '?' {
+                    b.questions.push(b.sentences.len());
+                }
+                b.sentences.push(after);
+                b.claims.push(after);
+                b.clauses.push(after);
+            }
+            '\n' => {
+                if starts_new_item(&chars[k + 1..]) {
+                    b.sentences.push(after);
+                }
+                b.claims.push(after);
+                b.clauses.push(after);
+            }
+            ';' => {
+                b.claims.push(after);
+                b.clauses.push(after);
+            }
+            // An aside, a colon or a dash elaborates its claim: a new clause, the same
+            // claim. A parenthesis qualifies what stands before it ("close the stream
+            // (http)"): the clause ends after it, and what is inside is a clause of its own.
+            ',' | ')' | '(' | '\u{2013}' | '\u{2014}' => {
+                b.clauses.push(if c == '(' { chars[k].0 } else { after });
+            }
+            ':' if next.is_none_or(char::is_whitespace) => {
+                b.clauses.push(after);
+            }
+            '-' if next == Some(' ')
+                && k > 0
+                && chars.get(k - 1).is_some_and(|&(_, p)| p == ' ') =>
+            {
+                b.clauses.push(after);
+            }
+            _ => {}
+        }
+    }
+    b
+}
+
+/// Words: runs of letters and digits, with inner apostrophes ("isn't").
+fn words(norm: &str, chars: &[(usize, char)]) -> Vec<Token> {
+    let mut tokens = Vec::new();
+    let mut k = 0;
+    while k < chars.len() {
+        if !is_word_char(chars[k].1) {
+            k += 1;
+            continue;
+        }
+        let start = chars[k].0;
+        let mut j = k;
+        loop {
+            while j < chars.len() && is_word_char(chars[j].1) {
+                j += 1;
+            }
+            let apostrophe =
+                j + 1 < chars.len() && chars[j].1 == '\'' && is_word_char(chars[j + 1].1);
+            if apostrophe {
+                j += 1;
+            } else {
+                break;
+            }
+        }
+        let end = chars.get(j).map_or(norm.len(), |&(i, _)| i);
+        let raw = &norm[start..end];
+        let plain =
+            raw.chars().all(char::is_alphabetic) && raw.chars().skip(1).all(|c| !c.is_uppercase());
+        let lower = raw.to_lowercase();
+        let stem = stem(&lower);
+        let canon = canon(&stem);
+        tokens.push(Token {
+            start,
+            end,
+            norm: lower,
+            stem,
+            canon,
+            plain,
+            sentence: 0,
+            claim: 0,
+            clause: 0,
+        });
+        k = j;
+    }
+    tokens
+}
+
+/// The breaks words make: clause openers ("because", "which") and words that open a new claim.
+fn word_breaks(tokens: &[Token], norm: &str, b: &mut Breaks) {
+    let lex = lexicon();
+    for (i, t) in tokens.iter().enumerate() {
+        // "nothing but JSON-RPC" is one thought ("only JSON-RPC"), not two clauses.
+        let idiom = t.norm == "but" && i > 0 && lex.but_idioms.has(&tokens[i - 1].norm);
+        if idiom {
+            continue;
+        }
+        if lex.clause_openers.has(&t.norm) {
+            b.clauses.push(t.start);
+        }
+        if opens_claim(tokens, i, norm) {
+            b.claims.push(t.start);
+            b.clauses.push(t.start);
+        }
+    }
+}
+
 fn is_word_char(c: char) -> bool {
     c.is_alphanumeric()
 }
@@ -57,125 +185,21 @@ impl Segments {
     }
 
     pub fn of(text: Text) -> Segments {
-        let lex = lexicon();
-        let norm = &text.norm;
-        let mut sentence_starts = vec![0];
-        let mut claim_starts = vec![0];
-        let mut clause_starts = vec![0];
-        let mut questions = Vec::new();
-        let chars: Vec<(usize, char)> = norm.char_indices().collect();
-        for (k, &(_, c)) in chars.iter().enumerate() {
-            let next = chars.get(k + 1).map(|&(_, n)| n);
-            let after = chars.get(k + 1).map_or(norm.len(), |&(i, _)| i);
-            match c {
-                '.' | '!' | '?'
-                    if next.is_none_or(char::is_whitespace)
-                        && !(c == '.' && after_abbreviation(&chars[..k])) =>
-                {
-                    if c == '?' {
-                        questions.push(sentence_starts.len());
-                    }
-                    sentence_starts.push(after);
-                    claim_starts.push(after);
-                    clause_starts.push(after);
-                }
-                '\n' => {
-                    if starts_new_item(&chars[k + 1..]) {
-                        sentence_starts.push(after);
-                    }
-                    claim_starts.push(after);
-                    clause_starts.push(after);
-                }
-                ';' => {
-                    claim_starts.push(after);
-                    clause_starts.push(after);
-                }
-                // An aside, a colon or a dash elaborates its claim: a new clause, the same
-                // claim. A parenthesis qualifies what stands before it ("close the stream
-                // (http)"): the clause ends after it, and what is inside is a clause of its own.
-                ',' | ')' | '(' | '\u{2013}' | '\u{2014}' => {
-                    clause_starts.push(if c == '(' { chars[k].0 } else { after });
-                }
-                ':' if next.is_none_or(char::is_whitespace) => {
-                    clause_starts.push(after);
-                }
-                '-' if next == Some(' ')
-                    && k > 0
-                    && chars.get(k - 1).is_some_and(|&(_, p)| p == ' ') =>
-                {
-                    clause_starts.push(after);
-                }
-                _ => {}
-            }
-        }
-
-        // Words: runs of letters and digits, with inner apostrophes ("isn't").
-        let mut tokens = Vec::new();
-        let mut k = 0;
-        while k < chars.len() {
-            if !is_word_char(chars[k].1) {
-                k += 1;
-                continue;
-            }
-            let start = chars[k].0;
-            let mut j = k;
-            loop {
-                while j < chars.len() && is_word_char(chars[j].1) {
-                    j += 1;
-                }
-                let apostrophe =
-                    j + 1 < chars.len() && chars[j].1 == '\'' && is_word_char(chars[j + 1].1);
-                if apostrophe {
-                    j += 1;
-                } else {
-                    break;
-                }
-            }
-            let end = chars.get(j).map_or(norm.len(), |&(i, _)| i);
-            let raw = &norm[start..end];
-            let plain = raw.chars().all(char::is_alphabetic)
-                && raw.chars().skip(1).all(|c| !c.is_uppercase());
-            let lower = raw.to_lowercase();
-            let stem = stem(&lower);
-            let canon = canon(&stem);
-            tokens.push(Token {
-                start,
-                end,
-                norm: lower,
-                stem,
-                canon,
-                plain,
-                sentence: 0,
-                claim: 0,
-                clause: 0,
-            });
-            k = j;
-        }
-        for (i, t) in tokens.iter().enumerate() {
-            // "nothing but JSON-RPC" is one thought ("only JSON-RPC"), not two clauses.
-            let idiom = t.norm == "but" && i > 0 && lex.but_idioms.has(&tokens[i - 1].norm);
-            if idiom {
-                continue;
-            }
-            if lex.clause_openers.has(&t.norm) {
-                clause_starts.push(t.start);
-            }
-            if opens_claim(&tokens, i, norm) {
-                claim_starts.push(t.start);
-                clause_starts.push(t.start);
-            }
-        }
-        for v in [&mut sentence_starts, &mut claim_starts, &mut clause_starts] {
+        let chars: Vec<(usize, char)> = text.norm.char_indices().collect();
+        let mut b = punctuation_breaks(&text.norm, &chars);
+        let tokens = words(&text.norm, &chars);
+        word_breaks(&tokens, &text.norm, &mut b);
+        for v in [&mut b.sentences, &mut b.claims, &mut b.clauses] {
             v.sort_unstable();
             v.dedup();
         }
         let mut s = Segments {
             text,
             tokens,
-            sentence_starts,
-            claim_starts,
-            clause_starts,
-            questions,
+            sentence_starts: b.sentences,
+            claim_starts: b.claims,
+            clause_starts: b.clauses,
+            questions: b.questions,
             claim_tokens: Vec::new(),
             clause_tokens: Vec::new(),
         };
