@@ -156,6 +156,64 @@ mod tests {
             .expect("the unknown flag is reported");
         assert_eq!((e.line, e.column), (11, 3), "{e}");
     }
+
+    #[test]
+    fn replaces_names_gone_cards_by_their_key_and_each_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let card = |id: &str, replaces: &str| {
+            format!(
+                "[[cards]]\nid = \"{id}\"\nkind = \"name-it\"\nquestion = \"q\"\nreplaces = {replaces}\n\n"
+            )
+        };
+        let text = format!(
+            "[deck]\nid = \"d\"\ntitle = \"t\"\n\n{}{}{}",
+            card("a", r#"["d/b", "d/gone"]"#),
+            card("b", r#"["d/gone", "no-deck"]"#),
+            card("c", r#"["d/c"]"#),
+        );
+        std::fs::write(dir.path().join("d.toml"), text).unwrap();
+        let lib = Library::from_dirs(&[dir.path().to_path_buf()], false);
+        let said = |words: &str| lib.errors.iter().any(|e| e.message.contains(words));
+        assert!(
+            said("replaces `d/b`, which still exists"),
+            "{:#?}",
+            lib.errors
+        );
+        assert!(
+            said("`d/gone` is replaced by both `d/a` and `d/b`"),
+            "{:#?}",
+            lib.errors
+        );
+        assert!(
+            said("card `b` replaces `no-deck`: name the replaced card"),
+            "{:#?}",
+            lib.errors
+        );
+        assert!(
+            said("card `c` lists itself in `replaces`"),
+            "{:#?}",
+            lib.errors
+        );
+        let malformed = lib
+            .errors
+            .iter()
+            .find(|e| e.message.contains("no-deck"))
+            .unwrap();
+        assert_eq!(
+            malformed.line, 15,
+            "located at the card's `replaces`: {malformed}"
+        );
+        assert_eq!(
+            lib.replacements(),
+            [
+                ("d/b".to_string(), "d/a".to_string()),
+                ("d/gone".into(), "d/a".into()),
+                ("d/gone".into(), "d/b".into()),
+                ("no-deck".into(), "d/b".into()),
+                ("d/c".into(), "d/c".into()),
+            ]
+        );
+    }
 }
 
 #[cfg(test)]
