@@ -237,9 +237,10 @@ impl Hub {
         let hub = Arc::downgrade(self);
         let token = self.shutdown.clone();
         let publish = self.publish.clone();
-        let mut ticks = tokio::time::interval(self.keepalive);
-        ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-        tokio::spawn(async move {
+        let keepalive = self.keepalive;
+        let task = async move {
+            let mut ticks = tokio::time::interval(keepalive);
+            ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
             ticks.tick().await; // the first tick is immediate
             loop {
                 tokio::select! {
@@ -264,7 +265,10 @@ impl Hub {
                     }
                 }
             }
-        });
+        };
+        // On the runtime of the first listen, where triggers are handled: woken by a trigger,
+        // it runs once the handler's task yields, after the rest of a pipelined burst.
+        tokio::spawn(task);
     }
 
     fn pending(&self) -> std::sync::MutexGuard<'_, Pending> {
@@ -606,7 +610,7 @@ impl ListenState {
             self.queue.push_back(Out::msg(log));
         }
         for b in held {
-            self.deliver(&b);
+            self.deliver(b);
         }
         self.phase = Phase::Live;
         // Ended while opening (e.g. during a late ack): a graceful end still acks first, so that
@@ -645,7 +649,7 @@ impl ListenState {
             return;
         }
         match self.rx.recv().await {
-            Ok(Event::Changes(batch)) => self.deliver(&batch),
+            Ok(Event::Changes(batch)) => self.deliver(batch),
             Ok(Event::Wake) => {}
             Ok(Event::Tick) => {
                 if self.quiet && self.transport == Transport::Http {
@@ -659,7 +663,7 @@ impl ListenState {
         }
     }
 
-    fn deliver(&mut self, batch: &Arc<Batch>) {
+    fn deliver(&mut self, batch: Arc<Batch>) {
         let hub = &self.hub;
         let fresh = self.first_change.saturating_sub(batch.first) as usize;
         let all = hub.has(Fault::FilterIgnored);
@@ -684,14 +688,31 @@ impl ListenState {
             }
             return;
         }
-        let mut first = fresh;
-        while first < batch.changes.len() {
-            let mask = batch.changes[first..]
+        let mask_at = |first: usize| {
+            batch.changes[first..]
                 .iter()
                 .take(64)
                 .enumerate()
                 .filter(|(_, c)| wanted(c))
-                .fold(0u64, |m, (i, _)| m | 1 << i);
+                .fold(0u64, |m, (i, _)| m | 1 << i)
+        };
+        let n = batch.changes.len();
+        if n <= fresh + 64 {
+            // The usual case, one item: the batch moves into it, no count shared with the
+            // other streams is touched again.
+            let mask = if fresh < n { mask_at(fresh) } else { 0 };
+            if mask != 0 {
+                self.queue.push_back(Out::Changes {
+                    batch,
+                    first: fresh,
+                    mask,
+                    tag: self.tag.clone(),
+                });
+            }
+            return;
+        }
+        for first in (fresh..n).step_by(64) {
+            let mask = mask_at(first);
             if mask != 0 {
                 self.queue.push_back(Out::Changes {
                     batch: batch.clone(),
@@ -700,7 +721,6 @@ impl ListenState {
                     tag: self.tag.clone(),
                 });
             }
-            first += 64;
         }
     }
 
@@ -731,7 +751,7 @@ impl ListenState {
             // Changes announced before the close still go out, ahead of the result.
             loop {
                 match self.rx.try_recv() {
-                    Ok(Event::Changes(batch)) => self.deliver(&batch),
+                    Ok(Event::Changes(batch)) => self.deliver(batch),
                     Ok(_) | Err(broadcast::error::TryRecvError::Lagged(_)) => continue,
                     Err(_) => break,
                 }

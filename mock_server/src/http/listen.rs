@@ -7,6 +7,11 @@
 //! lock, taken once. After the takeover hyper sees end of input and its writes go nowhere, so it
 //! finishes the (discarded) `Connection: close` response it was given and drops its state.
 //!
+//! The streams run on a thread of their own ([`StreamsThread`], one current-thread runtime): a
+//! change then wakes every stream on one core, as the calibration fan-out does, rather than
+//! across the server's workers, where the wakes and the broadcast's counters and locks bounce
+//! between cores.
+//!
 //! Where no socket can be taken (the router driven in process, an HTTP/1.0 request) the same
 //! events are the body of an ordinary hyper response ([`ListenBody`]).
 
@@ -24,6 +29,8 @@ use hyper::body::Frame;
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, ReadBuf};
 use tokio::net::TcpStream;
 use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
+use tokio::runtime::Handle;
+use tokio::sync::oneshot;
 use tokio_util::task::TaskTracker;
 
 use super::serve::Slot;
@@ -66,6 +73,8 @@ fn write_chunk(out: &Out, buf: &mut Vec<u8>) {
     match len {
         Some(0) => {}
         Some(len) => {
+            // Room for the size line, the events and the CRLF: one allocation, no regrowth.
+            buf.reserve(len + 20);
             let _ = write!(buf, "{len:x}\r\n");
             write_events(out, buf);
             buf.extend_from_slice(b"\r\n");
@@ -80,20 +89,69 @@ fn write_chunk(out: &Out, buf: &mut Vec<u8>) {
     }
 }
 
+/// Where taken-over listen streams run.
+#[derive(Clone)]
+pub(crate) struct Streams {
+    runtime: Handle,
+    /// The streams, so shutdown waits for them to end.
+    tracker: TaskTracker,
+}
+
+/// The streams' thread; it ends after [`StreamsThread::finish`], or when this is dropped (the
+/// server's task aborted), and with it any stream still open.
+pub(crate) struct StreamsThread {
+    streams: Streams,
+    _stop: oneshot::Sender<()>,
+}
+
+impl StreamsThread {
+    pub(crate) fn start() -> std::io::Result<StreamsThread> {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()?;
+        let handle = runtime.handle().clone();
+        let (stop, stopped) = oneshot::channel::<()>();
+        std::thread::Builder::new()
+            .name("mcp-listen-streams".into())
+            .spawn(move || {
+                runtime.block_on(async {
+                    let _ = stopped.await;
+                })
+            })?;
+        Ok(StreamsThread {
+            streams: Streams {
+                runtime: handle,
+                tracker: TaskTracker::new(),
+            },
+            _stop: stop,
+        })
+    }
+
+    pub(crate) fn streams(&self) -> Streams {
+        self.streams.clone()
+    }
+
+    /// Waits until every stream has ended (on shutdown each writes its result first), then
+    /// stops the thread.
+    pub(crate) async fn finish(self) {
+        self.streams.tracker.close();
+        self.streams.tracker.wait().await;
+    }
+}
+
 /// One connection's socket, shared by hyper and, once a listen takes it over, by the stream.
 pub(crate) struct Socket {
     halves: Mutex<Option<(OwnedReadHalf, OwnedWriteHalf)>>,
-    /// Listen streams that outlive their hyper connection, so shutdown waits for them too.
-    tracker: TaskTracker,
+    streams: Streams,
     /// Counts the connection as open until the last holder lets go.
     _slot: Slot,
 }
 
 impl Socket {
-    pub(crate) fn new(tcp: TcpStream, slot: Slot, tracker: TaskTracker) -> Arc<Socket> {
+    pub(crate) fn new(tcp: TcpStream, slot: Slot, streams: Streams) -> Arc<Socket> {
         Arc::new(Socket {
             halves: Mutex::new(Some(tcp.into_split())),
-            tracker,
+            streams,
             _slot: slot,
         })
     }
@@ -174,11 +232,23 @@ where
         return (sse_headers(), Body::new(ListenBody(Box::pin(events)))).into_response();
     };
     let head = response_head();
-    socket.tracker.clone().spawn(async move {
-        // Holding the socket keeps its connection slot taken while the stream lives.
-        let _socket = socket;
-        stream_out(read, write, head, events).await;
-    });
+    // Moved to the streams' runtime: out of this one's reactor, into that one's.
+    let tcp = read
+        .reunite(write)
+        .map_err(|e| std::io::Error::other(e.to_string()))
+        .and_then(TcpStream::into_std);
+    if let Ok(tcp) = tcp {
+        let streams = socket.streams.clone();
+        let stream = streams.tracker.track_future(async move {
+            // Holding the socket keeps its connection slot taken while the stream lives.
+            let _socket = socket;
+            if let Ok(tcp) = TcpStream::from_std(tcp) {
+                let (read, write) = tcp.into_split();
+                stream_out(read, write, head, events).await;
+            }
+        });
+        streams.runtime.spawn(stream);
+    }
     // Hyper writes this nowhere, then closes its side of the connection and frees its buffers.
     (
         StatusCode::OK,
@@ -205,6 +275,11 @@ fn response_head() -> Vec<u8> {
     head
 }
 
+thread_local! {
+    /// Where a stream builds what it writes at one wake.
+    static SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
 /// How a taken-over stream ended.
 enum Ended {
     /// The stream ended (a result, or a fault's silent close): the last chunk was sent.
@@ -220,47 +295,63 @@ where
     S: Stream<Item = Out>,
 {
     let mut events = std::pin::pin!(events);
-    let mut out = head;
-    let mut sent = 0;
+    // Bytes not yet written; empty while the stream keeps up, which is nearly always: each
+    // wake's events are then written from the worker thread's scratch buffer, so a stream
+    // allocates nothing per event.
+    let mut pending = head;
     let mut finished = false;
     let mut terminated = false;
     let ended = poll_fn(|cx| {
-        loop {
-            if client_gone(&mut read, cx) {
-                return Poll::Ready(Ended::Cut);
-            }
-            while !finished && out.len() - sent < MAX_PENDING {
-                match events.as_mut().poll_next(cx) {
-                    Poll::Ready(Some(Out::Abort)) => return Poll::Ready(Ended::Cut),
-                    Poll::Ready(Some(item)) => write_chunk(&item, &mut out),
-                    Poll::Ready(None) => finished = true,
-                    Poll::Pending => break,
-                }
-            }
-            if finished && !terminated {
-                out.extend_from_slice(b"0\r\n\r\n");
-                terminated = true;
-            }
-            if sent == out.len() {
-                return if terminated {
-                    Poll::Ready(Ended::Cleanly)
+        if client_gone(&mut read, cx) {
+            return Poll::Ready(Ended::Cut);
+        }
+        SCRATCH.with_borrow_mut(|scratch| {
+            loop {
+                let buf = if pending.is_empty() {
+                    &mut *scratch
                 } else {
-                    Poll::Pending
+                    &mut pending
                 };
-            }
-            match Pin::new(&mut write).poll_write(cx, &out[sent..]) {
-                Poll::Ready(Ok(0)) | Poll::Ready(Err(_)) => return Poll::Ready(Ended::Cut),
-                Poll::Ready(Ok(n)) => {
-                    sent += n;
-                    if sent == out.len() {
-                        // An idle stream holds no buffer.
-                        out = Vec::new();
-                        sent = 0;
+                while !finished && buf.len() < MAX_PENDING {
+                    match events.as_mut().poll_next(cx) {
+                        Poll::Ready(Some(Out::Abort)) => return Poll::Ready(Ended::Cut),
+                        Poll::Ready(Some(item)) => write_chunk(&item, buf),
+                        Poll::Ready(None) => finished = true,
+                        Poll::Pending => break,
                     }
                 }
-                Poll::Pending => return Poll::Pending,
+                if finished && !terminated {
+                    buf.extend_from_slice(b"0\r\n\r\n");
+                    terminated = true;
+                }
+                if buf.is_empty() {
+                    return if terminated {
+                        Poll::Ready(Ended::Cleanly)
+                    } else {
+                        Poll::Pending
+                    };
+                }
+                let written = match Pin::new(&mut write).poll_write(cx, buf) {
+                    Poll::Ready(Ok(0)) | Poll::Ready(Err(_)) => return Poll::Ready(Ended::Cut),
+                    Poll::Ready(Ok(n)) => n,
+                    Poll::Pending => 0,
+                };
+                if pending.is_empty() {
+                    // What the socket did not take stays with the stream.
+                    pending.extend_from_slice(&scratch[written..]);
+                    scratch.clear();
+                } else {
+                    pending.drain(..written);
+                    if pending.is_empty() {
+                        // An idle stream holds no buffer.
+                        pending = Vec::new();
+                    }
+                }
+                if written == 0 {
+                    return Poll::Pending;
+                }
             }
-        }
+        })
     })
     .await;
     if let Ended::Cleanly = ended {

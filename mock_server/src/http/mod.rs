@@ -13,6 +13,7 @@ mod listen;
 mod serve;
 
 pub(crate) use guard::Guard;
+pub(crate) use listen::StreamsThread;
 pub(crate) use serve::{default_max_connections, serve};
 
 use axum::Router;

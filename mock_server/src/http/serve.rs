@@ -20,10 +20,9 @@ use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
 use tokio::net::{TcpListener, TcpStream};
 use tokio_util::sync::CancellationToken;
-use tokio_util::task::TaskTracker;
 use tower::ServiceExt as _;
 
-use super::listen::{HyperSide, Socket};
+use super::listen::{HyperSide, Socket, StreamsThread};
 
 use crate::Limits;
 use crate::methods;
@@ -64,9 +63,9 @@ pub(crate) async fn serve(
     router: Router,
     limits: Limits,
     shutdown: CancellationToken,
+    streams: StreamsThread,
 ) -> std::io::Result<()> {
     let graceful = GracefulShutdown::new();
-    let listens = TaskTracker::new();
     let open = Arc::new(AtomicUsize::new(0));
     let refusing = Arc::new(AtomicUsize::new(0));
     let mut builder = http1::Builder::new();
@@ -96,7 +95,7 @@ pub(crate) async fn serve(
             continue;
         };
         // Each request can reach the socket, so an accepted listen can take it over.
-        let socket = Socket::new(stream, slot, listens.clone());
+        let socket = Socket::new(stream, slot, streams.streams());
         let for_requests = socket.clone();
         let router = router.clone();
         let service = hyper::service::service_fn(move |mut req: Request<Incoming>| {
@@ -113,8 +112,7 @@ pub(crate) async fn serve(
     }
     drop(listener);
     graceful.shutdown().await;
-    listens.close();
-    listens.wait().await;
+    streams.finish().await;
     Ok(())
 }
 
