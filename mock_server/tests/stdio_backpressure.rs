@@ -3,14 +3,12 @@
 //! server stops reading while its output queue is full; a line over the limit is answered "too
 //! large" with the id its start names. Memory is read from /proc, never inferred from time.
 
-mod common;
-
 use std::process::Stdio;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
-use common::*;
+use crate::common::*;
 use mock_server::protocol::{error_code as code, method};
 use mock_server::{Config, Limits};
 use serde_json::{Value, json};
