@@ -204,7 +204,10 @@ fn listening_on(child: &mut Child) -> anyhow::Result<SocketAddr> {
     let mut line = String::new();
     reader.read_line(&mut line)?;
     // Whatever else it prints is drained, so a write to a closed pipe never stops it.
-    std::thread::spawn(move || std::io::copy(&mut reader, &mut std::io::sink()));
+    std::thread::Builder::new()
+        .name("server-stdout".into())
+        .spawn(move || std::io::copy(&mut reader, &mut std::io::sink()))
+        .context("starting the thread that drains the server's output")?;
     let Some(addr) = line
         .trim()
         .strip_prefix("listening on http://")
