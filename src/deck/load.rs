@@ -77,10 +77,11 @@ fn resolve_vocabulary(deck: &mut Deck, text: &str) -> Vec<DeckError> {
         }
     };
     let mut used = std::collections::BTreeSet::new();
+    let misconceptions = super::concepts::expand_misconceptions(vocab);
     let unresolved: Vec<(usize, super::concepts::Unresolved)> = deck
         .cards
         .iter_mut()
-        .map(|card| super::concepts::resolve(card, vocab, &mut used))
+        .map(|card| super::concepts::resolve(card, vocab, &misconceptions, &mut used))
         .enumerate()
         .filter(|(_, un)| !un.concepts.is_empty() || !un.flags.is_empty())
         .collect();
