@@ -132,6 +132,10 @@ pub struct Card {
     /// Ids (within the same deck) of follow-up cards, asked right after this one.
     #[serde(default)]
     pub followups: Vec<String>,
+    /// `DECK/CARD` keys of cards this one took the place of (renamed, or merged into it): their
+    /// review history is this card's.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub replaces: Vec<String>,
     /// `choice` cards: the options, in display order.
     #[serde(default)]
     pub choices: Vec<Choice>,
@@ -340,6 +344,7 @@ pub(crate) fn test_card(kind: CardKind) -> Card {
         truths: Default::default(),
         after: Vec::new(),
         followups: Vec::new(),
+        replaces: Vec::new(),
         choices: Vec::new(),
         items: Vec::new(),
         cloze: None,

@@ -9,7 +9,6 @@ use axum::body::Body;
 use axum::http::{Request, header};
 use http_body_util::BodyExt;
 use serde_json::Value;
-use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 use tower::ServiceExt;
 
@@ -93,17 +92,16 @@ impl Harness {
     /// Feeds one stdio line (without its newline) to the stdio handler; returns what it sent
     /// at once. Listen streams opened by the line are ended before returning.
     pub async fn stdio_line(&self, line: &[u8]) -> Vec<Value> {
-        let (tx, mut rx) = mpsc::unbounded_channel();
+        let (outbox, mut rx) = stdio::Outbox::new();
         let mut forwarders = JoinSet::new();
-        stdio::on_bytes(&self.hub, line, 1, &tx, &mut forwarders);
+        let mut out = stdio::on_bytes(&self.hub, line, 1, &outbox, &mut forwarders);
         // Let a listen's forwarder deliver its ack, then end it.
         tokio::task::yield_now().await;
         forwarders.abort_all();
         while forwarders.join_next().await.is_some() {}
         self.hub.drop_all();
-        let mut out = Vec::new();
-        while let Ok(v) = rx.try_recv() {
-            out.push(v);
+        while let Ok(line) = rx.try_recv() {
+            out.extend(serde_json::from_slice::<Value>(&line));
         }
         out
     }

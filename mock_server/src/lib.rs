@@ -254,11 +254,13 @@ pub async fn start_http(config: Config) -> anyhow::Result<RunningServer> {
         addr
     };
     let token = hub.shutdown.clone();
+    let streams = http::StreamsThread::start().context("starting the listen streams' thread")?;
     let task = tokio::spawn(http::serve(
         listener,
         http::router(app),
         config.limits,
         token,
+        streams,
     ));
     Ok(RunningServer {
         url: format!("http://{shown}{MCP_PATH}"),

@@ -15,5 +15,6 @@ mod pagination;
 mod scale;
 mod shutdown;
 mod stdio;
+mod stdio_backpressure;
 mod stdio_robust;
 mod strict_input;

@@ -1,6 +1,7 @@
 //! `serve --stdio` never dies of one bad line (issue 12 §2): invalid UTF-8 and non-JSON are
 //! answered `-32700` with a null id and the loop goes on; an over-long line is answered "too
-//! long" and the rest of it discarded with memory bounded; 2,000 mutated lines never end the
+//! large" (`-32600`, with its id when its start names one) and the rest of it discarded with
+//! memory bounded; 2,000 mutated lines never end the
 //! server and each gets the reply it is owed; exit 0 only at end of input.
 
 use std::process::Stdio;
@@ -19,6 +20,15 @@ fn small_lines(max: usize) -> Config {
         },
         ..Config::default()
     }
+}
+
+/// A too-large line is refused as a request, not as malformed JSON.
+fn assert_too_large(m: &Value, words: &str, id: Value) {
+    assert_eq!(m["error"]["code"], code::INVALID_REQUEST, "{m}");
+    assert_eq!(m["id"], id, "{m}");
+    let msg = m["error"]["message"].as_str().unwrap_or_default();
+    assert!(msg.contains(words), "{msg:?} should say {words:?}");
+    assert!(m["error"]["data"]["maxLineBytes"].is_u64(), "{m}");
 }
 
 fn assert_parse_error(m: &Value, words: &str) {
@@ -55,12 +65,16 @@ async fn a_line_beyond_the_limit_is_too_long_and_its_rest_is_discarded() {
     assert_eq!(at_limit.len(), 1024);
     c.send_line(&at_limit).await;
     assert!(c.next_msg().await.expect("reply")["result"].is_object());
-    // 100 KB on one line: one "too long" reply, and nothing from its tail (which holds what
+    // 100 KB on one line: one "too large" reply, and nothing from its tail (which holds what
     // would otherwise look like a request).
     let tail = req(99, method::TOOLS_LIST, json!({})).to_string();
     let long = format!("{}{tail}", " ".repeat(100_000));
     c.send_line(&long).await;
-    assert_parse_error(&c.next_msg().await.expect("reply"), "line 2 is too long");
+    assert_too_large(
+        &c.next_msg().await.expect("reply"),
+        "line 2 is too large",
+        Value::Null,
+    );
     c.send(&req(3, method::TOOLS_LIST, json!({}))).await;
     let m = c.next_msg().await.expect("still serving");
     assert_eq!(
@@ -77,9 +91,10 @@ async fn the_default_limit_is_8_mib() {
     let line = vec![b' '; (8 << 20) + 1];
     c.send_raw(&line).await;
     c.send_raw(b"\n").await;
-    assert_parse_error(
+    assert_too_large(
         &c.next_msg().await.expect("reply"),
         "more than 8388608 bytes",
+        Value::Null,
     );
     assert!(c.finish().await.is_empty());
 }
@@ -360,7 +375,8 @@ async fn a_64_mib_line_keeps_the_binary_s_memory_bounded() {
         .expect("a reply")
         .expect("read")
         .expect("a line");
-    assert_parse_error(&serde_json::from_str(&first).expect("JSON"), "too long");
+    let first: Value = serde_json::from_str(&first).expect("JSON");
+    assert_too_large(&first, "too large", Value::Null);
     // Peak resident memory, read while the tail is still being discarded.
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("proc status");
     let peak_kb: u64 = status

@@ -131,6 +131,15 @@ pub struct Judged {
     pub agreed_with_rules: usize,
 }
 
+/// Reviews filed under a card no loaded deck has: renamed or merged without `replaces`, or
+/// from a deck that is not loaded.
+#[derive(Debug, Serialize)]
+pub struct UnknownCard {
+    pub card: String,
+    pub reviews: usize,
+    pub last: DateTime<Utc>,
+}
+
 #[derive(Debug, Serialize)]
 pub struct Stats {
     pub now: DateTime<Utc>,
@@ -151,6 +160,25 @@ pub struct Stats {
     /// Cards whose verdict was disputed, most disputed first.
     pub disputes: Vec<CardDisputes>,
     pub judged: Judged,
+    pub unknown_history: Vec<UnknownCard>,
+}
+
+/// The cards in `rows` that no deck in `known` has, most reviewed first.
+fn unknown_history(rows: &[&ReviewRow], known: &[String]) -> Vec<UnknownCard> {
+    let known: std::collections::HashSet<&str> = known.iter().map(String::as_str).collect();
+    let mut by_card: BTreeMap<&str, UnknownCard> = BTreeMap::new();
+    for r in rows.iter().filter(|r| !known.contains(r.card.as_str())) {
+        let e = by_card.entry(&r.card).or_insert_with(|| UnknownCard {
+            card: r.card.clone(),
+            reviews: 0,
+            last: r.at,
+        });
+        e.reviews += 1;
+        e.last = e.last.max(r.at);
+    }
+    let mut out: Vec<UnknownCard> = by_card.into_values().collect();
+    out.sort_by(|a, b| b.reviews.cmp(&a.reviews).then(a.card.cmp(&b.card)));
+    out
 }
 
 /// Replay the log: each card's state now, and how reviews of graduated cards went.
@@ -209,6 +237,7 @@ pub fn compute(
             answers: judge_counts.judged,
             agreed_with_rules: judge_counts.agreed,
         },
+        unknown_history: unknown_history(&rows, &known),
         now,
         desired_retention: sched.desired_retention,
         cards_known: known.len(),
@@ -604,6 +633,17 @@ fn overview(o: &mut Page, s: &Stats) {
             String::new()
         }
     ));
+    if !s.unknown_history.is_empty() {
+        let cards: Vec<String> = s
+            .unknown_history
+            .iter()
+            .map(|u| format!("{} ({} reviews)", u.card, u.reviews))
+            .collect();
+        o.line(format_args!(
+            "History for cards no deck has: {}. A card renamed or merged keeps it when the card that took its place lists it in `replaces`; `mcp-tutor progress reset CARD` forgets it.",
+            cards.join(", ")
+        ));
+    }
     o.head(&format!("Forecast, next {} days", s.forecast.len()));
     let max = s.forecast.iter().map(|d| d.due).max().unwrap_or(0).max(1);
     for d in &s.forecast {
@@ -730,7 +770,8 @@ pub fn run(args: Args, g: &Global) -> anyhow::Result<ExitCode> {
         eprintln!("warning: deck skipped: {e}");
     }
     // Only reads: works on a read-only store, and creates nothing when there is none.
-    let store = Store::open_read_only(&crate::paths::data_dir(g.data_dir.as_deref())?)?;
+    let mut store = Store::open_read_only(&crate::paths::data_dir(g.data_dir.as_deref())?)?;
+    store.carry_over(&lib.replacements())?;
     let stats = compute(&lib, &store, scheduler::now(), &args)?;
     let text = if args.json {
         serde_json::to_string_pretty(&stats)? + "\n"

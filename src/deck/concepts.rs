@@ -134,19 +134,74 @@ pub struct Unresolved {
     pub flags: Vec<String>,
 }
 
-/// Give points and flags their default ids, attach the card's shared flags and expand `@name`
-/// concepts everywhere a group is written. Records which concepts were used.
-pub fn resolve(card: &mut Card, vocab: &Vocabulary, used: &mut BTreeSet<String>) -> Unresolved {
+/// A catalogue misconception with its `@concepts` expanded, and the concepts that named.
+pub struct Misconception {
+    flag: RedFlag,
+    used: BTreeSet<String>,
+    unknown: Vec<String>,
+}
+
+/// The catalogue's misconceptions expanded once per load: every free-text card carries them, and
+/// expanding them again for each card made a 10,000-card deck take seconds.
+pub fn expand_misconceptions(vocab: &Vocabulary) -> Vec<Misconception> {
+    super::catalogue::misconceptions()
+        .iter()
+        .map(|f| {
+            let mut m = Misconception {
+                flag: f.clone(),
+                used: BTreeSet::new(),
+                unknown: Vec::new(),
+            };
+            expand_flag(&mut m.flag, vocab, &mut m.unknown, &mut m.used);
+            m
+        })
+        .collect()
+}
+
+fn expand_flag(
+    f: &mut RedFlag,
+    vocab: &Vocabulary,
+    unknown: &mut Vec<String>,
+    used: &mut BTreeSet<String>,
+) {
+    for r in &mut f.rules {
+        for g in r.groups_mut() {
+            *g = vocab.expand_group(g, unknown, used);
+        }
+    }
+    for g in &mut f.guards {
+        *g = vocab.expand_group(g, unknown, used);
+    }
+}
+
+/// Give points and flags their default ids, attach the card's shared flags and the catalogue's
+/// `misconceptions` (from [`expand_misconceptions`]), and expand `@name` concepts everywhere a
+/// group is written. Records which concepts were used.
+pub fn resolve(
+    card: &mut Card,
+    vocab: &Vocabulary,
+    misconceptions: &[Misconception],
+    used: &mut BTreeSet<String>,
+) -> Unresolved {
     let mut un = Unresolved::default();
     card.identifiers = vocab.identifiers.known.clone();
     // The catalogue's misconceptions are checked on every free-text card's answers.
+    let own = card.red_flags.len();
     if card.kind.free_text() {
-        for f in super::catalogue::misconceptions() {
-            if !card.red_flags.iter().any(|g| g.id == f.id) {
-                card.red_flags.push(f.clone());
+        for m in misconceptions {
+            if !card.red_flags.iter().any(|g| g.id == m.flag.id) {
+                card.red_flags.push(m.flag.clone());
+                for c in &m.used {
+                    if !used.contains(c) {
+                        used.insert(c.clone());
+                    }
+                }
+                un.concepts.extend(m.unknown.iter().cloned());
             }
         }
     }
+    // Those are expanded already.
+    let catalogued = own..card.red_flags.len();
     for name in card.shared_flags.clone() {
         match vocab.flag(&name) {
             Some(f) if !card.red_flags.iter().any(|g| g.id == f.id) => {
@@ -173,13 +228,8 @@ pub fn resolve(card: &mut Card, vocab: &Vocabulary, used: &mut BTreeSet<String>)
         if f.id.is_empty() {
             f.id = format!("f{}", i + 1);
         }
-        for r in &mut f.rules {
-            for g in r.groups_mut() {
-                *g = vocab.expand_group(g, &mut un.concepts, used);
-            }
-        }
-        for g in &mut f.guards {
-            *g = vocab.expand_group(g, &mut un.concepts, used);
+        if !catalogued.contains(&i) {
+            expand_flag(f, vocab, &mut un.concepts, used);
         }
     }
     un

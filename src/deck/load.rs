@@ -63,12 +63,11 @@ pub(super) fn parse_deck(source: &str, text: &str) -> (Option<Deck>, Vec<DeckErr
 
 /// Expand `@concepts` and attach shared flags; an unknown name is an error at its card.
 fn resolve_vocabulary(deck: &mut Deck, text: &str) -> Vec<DeckError> {
-    let source = deck.source.clone();
     let vocab = match super::concepts::vocabulary() {
         Ok(v) => v,
         Err(e) => {
             return vec![DeckError {
-                file: source.clone(),
+                file: deck.source.clone(),
                 line: 0,
                 column: 0,
                 message: format!(
@@ -77,30 +76,35 @@ fn resolve_vocabulary(deck: &mut Deck, text: &str) -> Vec<DeckError> {
             }];
         }
     };
-    let mut errors = Vec::new();
     let mut used = std::collections::BTreeSet::new();
-    for card in &mut deck.cards {
-        let un = super::concepts::resolve(card, vocab, &mut used);
-        let (line, column) =
-            super::locate::find_key_line(text, "id", &card.id, 0).unwrap_or((1, 1));
+    let misconceptions = super::concepts::expand_misconceptions(vocab);
+    let unresolved: Vec<(usize, super::concepts::Unresolved)> = deck
+        .cards
+        .iter_mut()
+        .map(|card| super::concepts::resolve(card, vocab, &misconceptions, &mut used))
+        .enumerate()
+        .filter(|(_, un)| !un.concepts.is_empty() || !un.flags.is_empty())
+        .collect();
+    deck.concepts_used = used;
+    // Located through one index of the file: a search of the text per card made loading
+    // quadratic in the cards of one file.
+    let loc = super::locate::Locator::new(deck, text);
+    let mut errors = Vec::new();
+    for (i, un) in unresolved {
+        let id = &deck.cards[i].id;
         for c in un.concepts {
-            errors.push(DeckError {
-                file: source.clone(),
-                line,
-                column,
-                message: format!("card `{}` names an unknown concept `@{c}`; define it in decks/concepts.toml or fix the name", card.id),
-            });
+            errors.push(loc.card(
+                i,
+                format!("card `{id}` names an unknown concept `@{c}`; define it in decks/concepts.toml or fix the name"),
+            ));
         }
         for f in un.flags {
-            errors.push(DeckError {
-                file: source.clone(),
-                line,
-                column,
-                message: format!("card `{}` lists an unknown shared flag `{f}`; shared flags are the [[flags]] of decks/concepts.toml", card.id),
-            });
+            errors.push(loc.card(
+                i,
+                format!("card `{id}` lists an unknown shared flag `{f}`; shared flags are the [[flags]] of decks/concepts.toml"),
+            ));
         }
     }
-    deck.concepts_used = used;
     errors
 }
 
@@ -132,6 +136,84 @@ fn explain_parse_error(msg: &str) -> String {
         )
     } else {
         msg.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::deck::Library;
+
+    #[test]
+    fn an_unknown_concept_is_located_at_its_card() {
+        let text = "[deck]\nid = \"d\"\ntitle = \"t\"\n\n[[cards]]\nid = \"a\"\nkind = \"name-it\"\n\
+                    question = \"q\"\n\n[[cards]]\n  id = \"b\"\nkind = \"name-it\"\nquestion = \"q\"\n\
+                    shared_flags = [\"no-such-flag\"]\n";
+        let mut lib = Library::default();
+        lib.add_text("d.toml", text);
+        let e = lib
+            .errors
+            .iter()
+            .find(|e| e.message.contains("no-such-flag"))
+            .expect("the unknown flag is reported");
+        assert_eq!((e.line, e.column), (11, 3), "{e}");
+    }
+
+    #[test]
+    fn replaces_names_gone_cards_by_their_key_and_each_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let card = |id: &str, replaces: &str| {
+            format!(
+                "[[cards]]\nid = \"{id}\"\nkind = \"name-it\"\nquestion = \"q\"\nreplaces = {replaces}\n\n"
+            )
+        };
+        let text = format!(
+            "[deck]\nid = \"d\"\ntitle = \"t\"\n\n{}{}{}",
+            card("a", r#"["d/b", "d/gone"]"#),
+            card("b", r#"["d/gone", "no-deck"]"#),
+            card("c", r#"["d/c"]"#),
+        );
+        std::fs::write(dir.path().join("d.toml"), text).unwrap();
+        let lib = Library::from_dirs(&[dir.path().to_path_buf()], false);
+        let said = |words: &str| lib.errors.iter().any(|e| e.message.contains(words));
+        assert!(
+            said("replaces `d/b`, which still exists"),
+            "{:#?}",
+            lib.errors
+        );
+        assert!(
+            said("`d/gone` is replaced by both `d/a` and `d/b`"),
+            "{:#?}",
+            lib.errors
+        );
+        assert!(
+            said("card `b` replaces `no-deck`: name the replaced card"),
+            "{:#?}",
+            lib.errors
+        );
+        assert!(
+            said("card `c` lists itself in `replaces`"),
+            "{:#?}",
+            lib.errors
+        );
+        let malformed = lib
+            .errors
+            .iter()
+            .find(|e| e.message.contains("no-deck"))
+            .unwrap();
+        assert_eq!(
+            malformed.line, 15,
+            "located at the card's `replaces`: {malformed}"
+        );
+        assert_eq!(
+            lib.replacements(),
+            [
+                ("d/b".to_string(), "d/a".to_string()),
+                ("d/gone".into(), "d/a".into()),
+                ("d/gone".into(), "d/b".into()),
+                ("no-deck".into(), "d/b".into()),
+                ("d/c".into(), "d/c".into()),
+            ]
+        );
     }
 }
 

@@ -140,6 +140,12 @@ impl Library {
     /// Decks from folders (top-level `*.toml` only, `facts.toml` skipped), optionally after the
     /// embedded decks. A folder that cannot be read is an error, not a panic.
     pub fn from_dirs(dirs: &[PathBuf], with_embedded: bool) -> Library {
+        let mut lib = Library::read_dirs(dirs, with_embedded);
+        lib.check_replacements();
+        lib
+    }
+
+    fn read_dirs(dirs: &[PathBuf], with_embedded: bool) -> Library {
         let mut lib = Library::default();
         if with_embedded {
             for (source, text) in embedded_files() {
@@ -171,14 +177,57 @@ impl Library {
         let mut lib = Library::default();
         for p in paths {
             if p.is_dir() {
-                let more = Library::from_dirs(std::slice::from_ref(p), false);
+                let more = Library::read_dirs(std::slice::from_ref(p), false);
                 lib.merge(more);
             } else {
                 lib.add_file(p);
             }
         }
         lib.attach_truths();
+        lib.check_replacements();
         lib
+    }
+
+    /// `(replaced, replacement)` progress keys, one per `replaces` entry: the history of the
+    /// first is the second's (`Store::carry_over`).
+    pub fn replacements(&self) -> Vec<(String, String)> {
+        self.cards()
+            .flat_map(|(d, c)| c.replaces.iter().map(move |r| (r.clone(), d.key(c))))
+            .collect()
+    }
+
+    /// A replaced card must be gone, and its history can go to one card only.
+    fn check_replacements(&mut self) {
+        use std::collections::HashMap;
+        let live: HashMap<String, &str> = self
+            .cards()
+            .map(|(d, c)| (d.key(c), d.source.as_str()))
+            .collect();
+        let mut claimed: HashMap<&str, String> = HashMap::new();
+        let mut errors = Vec::new();
+        for (deck, card) in self.cards() {
+            let key = deck.key(card);
+            for r in &card.replaces {
+                let message = if let Some(source) = live.get(r) {
+                    format!(
+                        "card `{key}` replaces `{r}`, which still exists in {source}: a replaced card is one that is gone (remove it, or drop it from `replaces`)"
+                    )
+                } else if let Some(first) = claimed.insert(r, key.clone()) {
+                    format!(
+                        "`{r}` is replaced by both `{first}` and `{key}`; its history can go to one card only"
+                    )
+                } else {
+                    continue;
+                };
+                errors.push(DeckError {
+                    file: deck.source.clone(),
+                    line: 0,
+                    column: 0,
+                    message,
+                });
+            }
+        }
+        self.errors.extend(errors);
     }
 
     fn merge(&mut self, other: Library) {

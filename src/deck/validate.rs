@@ -60,8 +60,32 @@ pub fn validate_deck(deck: &Deck, text: &str, facts: &BTreeSet<u32>) -> Vec<Deck
             seen.insert(&card.id, i);
         }
         check_card(&loc, i, card, &ids, facts, &mut errors);
+        check_replaces(&loc, i, &deck.key(card), card, &mut errors);
     }
     errors
+}
+
+/// Each `replaces` entry names a card's progress key, `DECK/CARD`, and not this card's own.
+fn check_replaces(loc: &Locator, i: usize, key: &str, card: &Card, errors: &mut Vec<DeckError>) {
+    for r in &card.replaces {
+        let well_formed = r
+            .split_once('/')
+            .is_some_and(|(d, c)| valid_id(d) && valid_id(c));
+        let problem = if !well_formed {
+            format!(
+                "card `{}` replaces `{r}`: name the replaced card by its progress key, DECK/CARD (e.g. `stdio/stdio-restart`)",
+                card.id
+            )
+        } else if r == key {
+            format!(
+                "card `{}` lists itself in `replaces`; list the cards it took the place of",
+                card.id
+            )
+        } else {
+            continue;
+        };
+        errors.push(loc.field(i, "replaces", problem));
+    }
 }
 
 fn check_card(

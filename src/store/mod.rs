@@ -139,6 +139,10 @@ pub struct Store {
     conn: Connection,
     path: PathBuf,
     pub scheduler: Scheduler,
+    /// Opened read-only: [`Store::carry_over`] maps what it reads instead of writing.
+    read_only: bool,
+    /// Replaced card → the card that replaced it, applied to the log as it is read (read-only).
+    replaced: HashMap<String, String>,
 }
 
 /// `rusqlite::Result` for the queries below; the public methods turn its errors into ones that
@@ -179,6 +183,8 @@ impl Store {
             conn,
             path,
             scheduler: Scheduler::new(scheduler::DEFAULT_RETENTION)?,
+            read_only: false,
+            replaced: HashMap::new(),
         };
         let saved = store
             .setting("desired_retention")?
@@ -203,6 +209,8 @@ impl Store {
             conn,
             path,
             scheduler: Scheduler::new(scheduler::DEFAULT_RETENTION)?,
+            read_only: true,
+            replaced: HashMap::new(),
         };
         let saved = store
             .setting("desired_retention")?
@@ -234,8 +242,54 @@ impl Store {
     }
 
     pub fn reviews(&self) -> anyhow::Result<Vec<ReviewRow>> {
-        self.reviews_sql()
-            .map_err(self.explain("reading the review log"))
+        let mut rows = self
+            .reviews_sql()
+            .map_err(self.explain("reading the review log"))?;
+        for r in &mut rows {
+            if let Some(new) = self.replaced.get(&r.card) {
+                r.card.clone_from(new);
+            }
+        }
+        Ok(rows)
+    }
+
+    /// Files the history of replaced cards (a deck's `replaces`: renamed, or merged into
+    /// another) under the card that replaced them, given as `(replaced, replacement)` keys.
+    /// A writable store re-keys those reviews in one transaction (once: a second call finds
+    /// none), recomputes the replacement's state and notes the move in its settings
+    /// (`replaced:OLD` = `NEW`); every review is kept as it was. A read-only store applies the
+    /// same mapping to the log as it reads it. Returns how many reviews were re-keyed.
+    pub fn carry_over(&mut self, replaced: &[(String, String)]) -> anyhow::Result<usize> {
+        if self.read_only {
+            self.replaced = replaced.iter().cloned().collect();
+            return Ok(0);
+        }
+        self.carry_over_sql(replaced)
+            .map_err(self.explain("carrying the history of replaced cards over"))
+    }
+
+    fn carry_over_sql(&self, replaced: &[(String, String)]) -> Sql<usize> {
+        let tx = self.begin()?;
+        let mut moved = 0;
+        for (old, new) in replaced {
+            let n = tx.execute(
+                "UPDATE reviews SET card = ?2 WHERE card = ?1",
+                params![old, new],
+            )?;
+            if n == 0 {
+                continue;
+            }
+            moved += n;
+            self.recompute(&tx, old)?;
+            self.recompute(&tx, new)?;
+            tx.execute(
+                "INSERT INTO settings(key, value) VALUES (?1, ?2)
+                 ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                params![format!("replaced:{old}"), new],
+            )?;
+        }
+        tx.commit()?;
+        Ok(moved)
     }
 
     pub fn cards_matching(&self, target: Option<&str>) -> anyhow::Result<Vec<(String, usize)>> {

@@ -128,3 +128,60 @@ fn reset_forgets_a_deck() {
     assert_eq!(s.reviews().unwrap().len(), 1);
     assert_eq!(s.states().unwrap().len(), 1);
 }
+
+#[test]
+fn a_replaced_card_s_history_carries_over_to_the_card_that_replaced_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let (old, new) = ("stdio/stdio-restart", "lifecycle/abrupt-loss");
+    {
+        let s = Store::open(dir.path()).unwrap();
+        for (card, minutes) in [(old, 0), (old, 10), (new, 60 * 24)] {
+            let at = t0() + Duration::minutes(minutes);
+            s.record(&NewReview::new(card, Rating::Good, ReviewMode::Review, at))
+                .unwrap();
+        }
+    }
+    let replaced = [(old.to_string(), new.to_string())];
+
+    // Read-only (stats): the log reads as carried over; nothing on disk changes.
+    let mut ro = Store::open_read_only(dir.path()).unwrap();
+    assert_eq!(ro.carry_over(&replaced).unwrap(), 0);
+    let cards: Vec<String> = ro.reviews().unwrap().into_iter().map(|r| r.card).collect();
+    assert_eq!(cards, [new, new, new]);
+    drop(ro);
+    assert_eq!(
+        Store::open(dir.path())
+            .unwrap()
+            .state(old)
+            .unwrap()
+            .unwrap()
+            .reps,
+        2
+    );
+
+    // Writable (quiz): re-keyed once, the state replayed from the whole history.
+    let mut s = Store::open(dir.path()).unwrap();
+    assert_eq!(s.carry_over(&replaced).unwrap(), 2);
+    assert!(
+        s.state(old).unwrap().is_none(),
+        "the replaced card has no state left"
+    );
+    let st = s.state(new).unwrap().unwrap();
+    assert_eq!(st.reps, 3);
+    assert_eq!(
+        st.first_review,
+        t0(),
+        "its history starts with the replaced card's"
+    );
+    let rows = s.reviews().unwrap();
+    assert_eq!(rows.len(), 3, "every review is kept");
+    assert!(rows.iter().all(|r| r.card == new));
+    assert_eq!(
+        s.setting(&format!("replaced:{old}")).unwrap().as_deref(),
+        Some(new)
+    );
+    assert_eq!(s.carry_over(&replaced).unwrap(), 0, "once only");
+    // A carried review is the new card's to undo.
+    s.undo(rows[0].id).unwrap();
+    assert_eq!(s.state(new).unwrap().unwrap().reps, 2);
+}

@@ -20,6 +20,7 @@ mod progress;
 mod quiz;
 mod quiz_process;
 mod readme;
+mod renamed;
 mod serve;
 mod settle_quiz;
 mod sse_props;

@@ -160,7 +160,9 @@ fn check_param_headers(
     let Some(name) = params.and_then(|p| p.get("name")).and_then(Value::as_str) else {
         return Ok(());
     };
-    let tools = crate::catalog::tools();
+    // Built once: a tools/call should not rebuild the whole catalogue to read one schema.
+    static TOOLS: std::sync::OnceLock<Value> = std::sync::OnceLock::new();
+    let tools = TOOLS.get_or_init(crate::catalog::tools);
     let Some(tool) = tools
         .as_array()
         .and_then(|ts| ts.iter().find(|t| t["name"] == name))

@@ -9,24 +9,25 @@ use std::sync::Arc;
 
 mod guard;
 mod headers;
+mod listen;
 mod serve;
 
 pub(crate) use guard::Guard;
+pub(crate) use listen::StreamsThread;
 pub(crate) use serve::{default_max_connections, serve};
 
 use axum::Router;
 use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
-use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::sse::{Event, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
-use futures_util::StreamExt;
 use http_body_util::{BodyExt, LengthLimitError, Limited};
 use serde_json::Value;
 
 use crate::Limits;
-use crate::hub::{Hub, Out, Transport};
+use crate::hub::{Hub, Transport};
 use crate::methods::{self, Reply};
 use crate::protocol::{self, Message, RequestId, error_code as code, header as h};
 use headers::check_headers;
@@ -135,6 +136,13 @@ async fn read_body(body: Body, headers: &HeaderMap, limits: &Limits) -> Result<B
 
 async fn handle(State(app): State<App>, req: Request) -> Response {
     let (parts, body) = req.into_parts();
+    // The connection's socket, which an accepted listen takes over (HTTP/1.1 only: the stream
+    // is written chunked); absent when the router is driven in process.
+    let socket = parts
+        .extensions
+        .get::<Arc<listen::Socket>>()
+        .filter(|_| parts.version == axum::http::Version::HTTP_11)
+        .cloned();
     if let Err((status, why)) = app.guard.check(&parts.headers, &parts.uri) {
         return refusal(status, &why, false);
     }
@@ -214,17 +222,8 @@ async fn handle(State(app): State<App>, req: Request) -> Response {
             (sse_headers(), Sse::new(futures_util::stream::iter(events))).into_response()
         }
         Reply::Listen { id, requested } => {
-            let stream = app
-                .hub
-                .listen(id, requested, Transport::Http)
-                .map(|o| match o {
-                    Out::Msg(v) => Ok(event(&v)),
-                    // An error ends the body without its final chunk: the client sees transport
-                    // loss, not a clean end.
-                    Out::Abort => Err(std::io::Error::other("subscription dropped abruptly")),
-                });
-            let sse = Sse::new(stream).keep_alive(KeepAlive::new().interval(app.hub.keepalive));
-            (sse_headers(), sse).into_response()
+            let events = app.hub.listen(id, requested, Transport::Http);
+            listen::respond(events, socket.as_ref())
         }
     }
 }

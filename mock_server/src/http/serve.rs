@@ -14,12 +14,15 @@ use std::time::Duration;
 use axum::Router;
 use axum::body::Body;
 use axum::http::{HeaderValue, Request, Response, StatusCode, header};
+use hyper::body::Incoming;
 use hyper::server::conn::http1;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
-use hyper_util::service::TowerToHyperService;
 use tokio::net::{TcpListener, TcpStream};
 use tokio_util::sync::CancellationToken;
+use tower::ServiceExt as _;
+
+use super::listen::{HyperSide, Socket, StreamsThread};
 
 use crate::Limits;
 use crate::methods;
@@ -33,7 +36,7 @@ const REFUSING_AT_ONCE: usize = 32;
 const REFUSE_WITHIN: Duration = Duration::from_secs(2);
 
 /// Counts one open connection while alive.
-struct Slot(Arc<AtomicUsize>);
+pub(crate) struct Slot(Arc<AtomicUsize>);
 
 impl Slot {
     /// Takes a slot when fewer than `max` are taken.
@@ -60,6 +63,7 @@ pub(crate) async fn serve(
     router: Router,
     limits: Limits,
     shutdown: CancellationToken,
+    streams: StreamsThread,
 ) -> std::io::Result<()> {
     let graceful = GracefulShutdown::new();
     let open = Arc::new(AtomicUsize::new(0));
@@ -90,17 +94,25 @@ pub(crate) async fn serve(
             refuse(stream, &refusing, limits.max_connections);
             continue;
         };
-        let service = TowerToHyperService::new(router.clone());
-        let conn = builder.serve_connection(TokioIo::new(stream), service);
+        // Each request can reach the socket, so an accepted listen can take it over.
+        let socket = Socket::new(stream, slot, streams.streams());
+        let for_requests = socket.clone();
+        let router = router.clone();
+        let service = hyper::service::service_fn(move |mut req: Request<Incoming>| {
+            req.extensions_mut().insert(for_requests.clone());
+            router.clone().oneshot(req)
+        });
+        let conn = builder.serve_connection(TokioIo::new(HyperSide(socket)), service);
         let conn = graceful.watch(conn);
         tokio::spawn(async move {
-            // Errors here are the client's (reset, timeout, malformed request): nothing to do.
+            // Errors here are the client's (reset, timeout, malformed request) or a listen's
+            // takeover (hyper sees its input end): nothing to do.
             let _ = conn.await;
-            drop(slot);
         });
     }
     drop(listener);
     graceful.shutdown().await;
+    streams.finish().await;
     Ok(())
 }
 

@@ -7,7 +7,8 @@
 //!
 //! One module per family: `id` (request ids), `message` (a frame classified once into a typed
 //! view), `filter` (the subscription filter and notification kinds), `build` (the messages
-//! clients and servers send) and `header_value` (HTTP header values). Everything is re-exported
+//! clients and servers send), `splice` (a change notification serialised once, each stream's tag
+//! spliced in) and `header_value` (HTTP header values). Everything is re-exported
 //! here, so callers write `protocol::RequestId`, `protocol::Message`, ...
 
 mod build;
@@ -15,12 +16,14 @@ mod filter;
 mod header_value;
 mod id;
 mod message;
+mod splice;
 
 pub use build::*;
 pub use filter::*;
 pub use header_value::*;
 pub use id::*;
 pub use message::*;
+pub use splice::*;
 
 /// The only protocol revision this crate speaks (§0; VER).
 pub const PROTOCOL_VERSION: &str = "2026-07-28";

@@ -188,7 +188,9 @@ impl Session {
         }
         let lib = Library::load(&g.deck_dirs);
         let judge = crate::judge::Judge::from_args(&args.judge, crate::judge::Scope::Learner)?;
-        let store = super::open_store(g, args.retention)?;
+        let mut store = super::open_store(g, args.retention)?;
+        // Reviews of renamed or merged cards count for the card that replaced them.
+        store.carry_over(&lib.replacements())?;
         let mode_arg = args.mode;
         let mode = store_mode(mode_arg, &args);
         check_names(&args, &lib)?;
