@@ -170,9 +170,15 @@ impl SseParser {
     }
 
     fn end_line(&mut self, out: &mut Vec<SseItem>) {
+        let received = self.pending.len();
         let line = String::from_utf8_lossy(&std::mem::take(&mut self.pending)).into_owned();
-        if line.is_empty() || line.starts_with(':') {
+        if line.is_empty() {
             self.event_bytes = 0;
+        } else if line.starts_with(':') {
+            // A keep-alive between an event's fields is no part of the event, but the fields
+            // before it still are: forgetting them would let an event interleaved with
+            // comments outgrow the bound.
+            self.event_bytes = self.event_bytes.saturating_sub(received);
         }
         if line.is_empty() {
             if let Some(data) = self.data.take() {
@@ -232,6 +238,21 @@ mod tests {
             other => panic!("expected Oversized, got {other:?}"),
         }
         assert_eq!(data_of(&items[1..]), ["{\"ok\":1}"]);
+    }
+
+    #[test]
+    fn keep_alives_between_fields_do_not_reset_the_bound() {
+        let mut p = SseParser::with_max_event(40);
+        let mut items = Vec::new();
+        for _ in 0..6 {
+            items.extend(p.push(b"data: 0123456789\n: ping\n"));
+        }
+        items.extend(p.push(b"\n"));
+        assert!(
+            items.iter().any(|i| matches!(i, SseItem::Oversized { .. })),
+            "{items:?}"
+        );
+        assert!(data_of(&items).is_empty(), "{items:?}");
     }
 
     fn data_of(items: &[SseItem]) -> Vec<&str> {
