@@ -92,7 +92,7 @@ impl Fault {
                 "The server MUST NOT send a notification type the client did not ask for in its filter."
             }
             Fault::AckOverclaims => {
-                "The acknowledgement lists only what the server agreed to honour; unsupported types and unknown URIs are left out."
+                "The acknowledgement lists only what the server agreed to honour: unsupported types are left out (this server also leaves out unknown URIs, its own choice)."
             }
             Fault::AbruptClose => {
                 "A server ending a subscription SHOULD answer the listen request with the completion result before closing."
