@@ -372,29 +372,12 @@ fn subject_of(a: &Answer<'_>, action: &Occ) -> Option<(usize, usize)> {
         .next_back()
 }
 
-/// A clause that gives a reason or a condition ("because the version isn't accepted", "a type
-/// that the server doesn't support"): its denial is about the circumstance, not the claim.
+/// A clause that gives a reason or a condition (`subordinators` in the lexicon): its denial is
+/// about the circumstance, not the claim.
 fn subordinate(s: &Segments, c: usize) -> bool {
-    s.clause_range(c).next().is_some_and(|i| {
-        matches!(
-            s.tokens[i].norm.as_str(),
-            "because"
-                | "if"
-                | "since"
-                | "when"
-                | "as"
-                | "that"
-                | "which"
-                | "where"
-                | "who"
-                | "unless"
-                | "whenever"
-                | "while"
-                | "although"
-                | "though"
-                | "so"
-        )
-    })
+    s.clause_range(c)
+        .next()
+        .is_some_and(|i| lexicon().subordinators.has(&s.tokens[i].norm))
 }
 
 /// "is assigned", "gets chosen", "assigned by the server": a participle after a form of

@@ -45,6 +45,8 @@ struct File {
     #[serde(default)]
     clause_openers: Vec<String>,
     #[serde(default)]
+    subordinators: Vec<String>,
+    #[serde(default)]
     claim_openers: Vec<String>,
     #[serde(default)]
     adverb_openers: Vec<String>,
@@ -168,6 +170,7 @@ pub struct Lexicon {
     pub tail_not_verdicts: Words,
     pub dismissals: Words,
     pub clause_openers: Words,
+    pub subordinators: Words,
     pub claim_openers: Words,
     pub adverb_openers: Words,
     pub but_idioms: Words,
@@ -246,6 +249,7 @@ pub fn parse(text: &str) -> Result<Lexicon, String> {
         tail_not_verdicts: Words::of(f.tail_not_verdicts),
         dismissals: Words::of(f.dismissals),
         clause_openers: Words::of(f.clause_openers),
+        subordinators: Words::of(f.subordinators),
         claim_openers: Words::of(f.claim_openers),
         adverb_openers: Words::of(f.adverb_openers),
         but_idioms: Words::of(f.but_idioms),

@@ -104,12 +104,22 @@ impl Stance {
         for c in 0..clauses {
             st.taken_back[c] = denied_by_tail(s, &st, c);
         }
+        // Sentences are runs of tokens: judge each one once.
+        let mut past = Vec::new();
+        for sentence in s.tokens.chunk_by(|a, b| a.sentence == b.sentence) {
+            past.resize(sentence[0].sentence + 1, false);
+            past[sentence[0].sentence] = opens_in_the_past(sentence);
+        }
         for claim in 0..claims {
             let r = s.claim_range(claim);
             if let Some(t) = s.tokens.get(r.start) {
                 st.question[claim] = s.is_question(t.sentence);
             }
-            st.attributed[claim] = attributed(&s.tokens[r.clone()]) || set_in_the_past(s, claim);
+            let in_the_past = !r.is_empty()
+                && s.tokens
+                    .get(r.start)
+                    .is_some_and(|t| past.get(t.sentence).copied().unwrap_or(false));
+            st.attributed[claim] = attributed(&s.tokens[r.clone()]) || in_the_past;
             // "carrying on with the saved cursor would stitch old and new together": an action
             // named as a gerund and then judged with "would" is supposed, not done.
             let toks = &s.tokens[r.clone()];
@@ -332,56 +342,44 @@ fn denied_by_tail(s: &Segments, st: &Stance, c: usize) -> bool {
             && tail.iter().any(|&i| judged(i)))
 }
 
-/// This revision's date: an earlier one names a past revision.
-const REVISION: &str = "2026-07-28";
-
 /// A date or year before this revision ("2025-11-25", "2024", "2025-era").
 fn older_date(w: &str) -> bool {
+    let revision = mock_server::protocol::PROTOCOL_VERSION;
     let d = w.trim_end_matches("-era").trim_end_matches('s');
     let shape = d.len() >= 4
         && d.chars().all(|c| c.is_ascii_digit() || c == '-')
         && d[..4].chars().all(|c| c.is_ascii_digit())
         && matches!(d.len(), 4 | 7 | 10);
-    shape && d.starts_with("20") && d < &REVISION[..d.len()]
+    shape && d.starts_with("20") && revision.get(..d.len()).is_some_and(|r| d < r)
 }
 
-/// Whether a claim describes a past revision: its sentence opens by setting the scene there
-/// ("In 2025-11-25 you had resources/subscribe, plus a GET stream"; "In older revisions, ...").
-/// A date elsewhere names an old peer met today ("a 2025-11-25 server hands you a session
-/// id"), and comparisons ("unlike 2025-11-25, ...") speak of today.
-fn set_in_the_past(s: &Segments, claim: usize) -> bool {
+/// Whether a sentence (its tokens) describes a past revision: it opens by setting the scene
+/// there ("In 2025-11-25 you had resources/subscribe, plus a GET stream"; "In older revisions,
+/// ..."), so none of its claims states today's rules. A date elsewhere names an old peer met
+/// today ("a 2025-11-25 server hands you a session id"), and comparisons ("unlike 2025-11-25,
+/// ...") speak of today.
+fn opens_in_the_past(sentence: &[Token]) -> bool {
     let at = &lexicon().attribution;
-    let past_at = |toks: &[Token], i: usize| {
-        older_date(&toks[i].norm)
-            || (at.era_words.has(&toks[i].norm)
-                && toks.get(i + 1).is_some_and(|n| at.eras.has(&n.norm)))
+    let past_at = |i: usize| {
+        older_date(&sentence[i].norm)
+            || (at.era_words.has(&sentence[i].norm)
+                && sentence.get(i + 1).is_some_and(|n| at.eras.has(&n.norm)))
     };
-    let compared = |toks: &[Token], i: usize| {
-        toks[i.saturating_sub(2)..i].iter().any(|t| {
+    let compared = |i: usize| {
+        sentence[i.saturating_sub(2)..i].iter().any(|t| {
             matches!(
                 t.norm.as_str(),
                 "like" | "unlike" | "since" | "than" | "from" | "after"
             )
         })
     };
-    let Some(first) = s.tokens.get(s.claim_range(claim).start) else {
-        return false;
-    };
-    let sentence: Vec<Token> = s
-        .tokens
-        .iter()
-        .filter(|t| t.sentence == first.sentence)
-        .cloned()
-        .collect();
     let opener = sentence.iter().take(2).position(|t| {
         matches!(
             t.norm.as_str(),
             "in" | "under" | "back" | "before" | "until"
         )
     });
-    opener.is_some_and(|o| {
-        (o + 1..sentence.len().min(o + 5)).any(|i| past_at(&sentence, i) && !compared(&sentence, i))
-    })
+    opener.is_some_and(|o| (o + 1..sentence.len().min(o + 5)).any(|i| past_at(i) && !compared(i)))
 }
 
 /// Who a claim's view belongs to: "some people think ...", "a colleague would say ...", "it's a
