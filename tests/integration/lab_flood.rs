@@ -2,10 +2,11 @@
 //! it can, after one 100 KB garbage frame. The lab drops what it cannot show, says so, keeps
 //! its output bounded, and still runs the next steps and `quit`.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::Write;
 use std::net::{TcpListener, TcpStream};
 
 use crate::lab::{normalise, tutor};
+use crate::support::read_json_post;
 
 /// A loopback "MCP server" that answers plain requests with an empty result and floods every
 /// listen stream until the client goes away. Returns its URL.
@@ -21,25 +22,9 @@ fn flooding_server() -> String {
 }
 
 fn serve(conn: TcpStream) {
-    let mut reader = BufReader::new(conn.try_clone().expect("clone"));
-    let mut length = 0;
-    loop {
-        let mut line = String::new();
-        if reader.read_line(&mut line).unwrap_or(0) == 0 {
-            return;
-        }
-        if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
-            length = v.trim().parse().unwrap_or(0);
-        }
-        if line == "\r\n" {
-            break;
-        }
-    }
-    let mut body = vec![0; length];
-    if reader.read_exact(&mut body).is_err() {
+    let Some(request) = read_json_post(&conn) else {
         return;
-    }
-    let request: serde_json::Value = serde_json::from_slice(&body).unwrap_or_default();
+    };
     let id = request["id"].clone();
     let mut out = conn;
     if request["method"] != "subscriptions/listen" {

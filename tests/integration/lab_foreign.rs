@@ -2,10 +2,11 @@
 //! `drop`, `close`, `change` and `fault`. The lab says plainly that this server does not offer
 //! the step (it does not read a tool failure as a kept rule), and a script fails.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::Write;
 use std::net::{TcpListener, TcpStream};
 
 use crate::lab::tutor;
+use crate::support::read_json_post;
 
 /// A loopback "MCP server" with one tool, `echo`, that answers a call of any other tool the
 /// way the SDKs do: HTTP 200, `isError: true`, "Unknown tool". `paged` makes its tools/list
@@ -22,25 +23,9 @@ fn echo_only_server(paged: bool) -> String {
 }
 
 fn serve(conn: TcpStream, paged: bool) {
-    let mut reader = BufReader::new(conn.try_clone().expect("clone"));
-    let mut length = 0;
-    loop {
-        let mut line = String::new();
-        if reader.read_line(&mut line).unwrap_or(0) == 0 {
-            return;
-        }
-        if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
-            length = v.trim().parse().unwrap_or(0);
-        }
-        if line == "\r\n" {
-            break;
-        }
-    }
-    let mut body = vec![0; length];
-    if reader.read_exact(&mut body).is_err() {
+    let Some(request) = read_json_post(&conn) else {
         return;
-    }
-    let request: serde_json::Value = serde_json::from_slice(&body).unwrap_or_default();
+    };
     let id = request["id"].clone();
     let result = match request["method"].as_str() {
         Some("tools/list") if paged => serde_json::json!({"resultType": "complete",

@@ -2,22 +2,14 @@
 //! learner is asked one short question, and the reply settles the verdict. A script (stdin not
 //! a terminal) is never asked: its next line is its rating.
 
-use std::process::Command;
-
 use crate::support::*;
 
 const WITH_AN_INVENTION: &str = "The server must send notifications/subscriptions/acknowledged first, before any change notification. It also resends the whole tools list inside it.";
 
 fn pty(home: &std::path::Path) -> rexpect::session::PtySession {
-    let mut c = Command::new(bin());
-    c.env_clear()
-        .env("MCP_TUTOR_HOME", home)
-        .env("MCP_TUTOR_NOW", DAY1)
+    let mut c = crate::support::pty(home);
+    c.env("MCP_TUTOR_NOW", DAY1)
         .env("MCP_TUTOR_ANSWER_SECS", "5")
-        .env("TZ", "UTC")
-        .env("NO_COLOR", "1")
-        .env("TERM", "xterm")
-        .env("HOME", home)
         .arg("--decks")
         .arg(fixtures())
         .args(["quiz", "--card", "qz/first-message"]);

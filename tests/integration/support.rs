@@ -214,3 +214,26 @@ impl Drop for Mock {
 /// How long the `late-ack` fault waits in the `check` tests: longer than their `--timeout`, so
 /// the ack is late for them.
 pub const LATE_ACK: Duration = Duration::from_secs(5);
+
+/// A hand-written test server's request: reads one HTTP request's head and its JSON body from
+/// `conn`, or `None` when the client hung up first.
+pub fn read_json_post(conn: &std::net::TcpStream) -> Option<serde_json::Value> {
+    use std::io::{BufRead, BufReader, Read};
+    let mut reader = BufReader::new(conn.try_clone().expect("clone"));
+    let mut length = 0;
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line).unwrap_or(0) == 0 {
+            return None;
+        }
+        if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+            length = v.trim().parse().unwrap_or(0);
+        }
+        if line == "\r\n" {
+            break;
+        }
+    }
+    let mut body = vec![0; length];
+    reader.read_exact(&mut body).ok()?;
+    Some(serde_json::from_slice(&body).unwrap_or_default())
+}
