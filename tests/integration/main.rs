@@ -28,3 +28,4 @@ mod stats;
 mod support;
 mod term;
 mod tls;
+mod version;
