@@ -164,23 +164,10 @@ impl Session {
     }
 
     fn hint(&mut self, card: &Card, shown: &mut usize) {
-        // Required points first: they are what the question turns on.
-        let mut order: Vec<&crate::card::Point> =
-            card.points.iter().filter(|p| p.required).collect();
-        order.extend(card.points.iter().filter(|p| !p.required));
-        if let Some(p) = order.get(*shown) {
+        let hints = crate::card_kind::of(card.kind).hints(card);
+        if let Some(h) = hints.get(*shown) {
             *shown += 1;
-            self.screen.line(&format!(
-                "{} cover this: {} ({} of {})",
-                cyan_hint(),
-                p.label,
-                *shown,
-                order.len()
-            ));
-        } else if let Some(hint) = crate::card_kind::of(card.kind).last_hint(card) {
-            self.screen.line(&format!("{} {hint}", cyan_hint()));
-        } else if let Some(step) = card.deeper.as_ref().and_then(|d| d.steps.first()) {
-            self.screen.line(&format!("{} {step}", cyan_hint()));
+            self.screen.line(&format!("{} {h}", cyan_hint()));
         } else {
             self.screen
                 .line(&format!("{} no more hints for this card.", cyan_hint()));
