@@ -178,11 +178,7 @@ impl Session {
 
     /// Shows rung `rung` (1-based) of the card's ladder; false when there was nothing to show.
     pub(super) fn deeper(&mut self, card: &Card, rung: u32) -> bool {
-        let Some(d) = card
-            .deeper
-            .as_ref()
-            .filter(|d| !d.steps.is_empty() || !d.explanation.trim().is_empty())
-        else {
+        let Some(d) = card.deeper.as_ref().filter(|_| card.has_ladder()) else {
             self.screen.line(&format!(
                 "{} this card has no go-deeper ladder (nothing was counted against your rating).",
                 dim("deeper:")
