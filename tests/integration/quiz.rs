@@ -719,8 +719,10 @@ fn a_name_hint_gives_the_shape_and_deeper_is_offered_only_with_a_ladder() {
         home.path(),
         DAY1,
         &["--card", "qz/name-key"],
-        "hint\nhint\nhint\nio.modelcontextprotocol/subscriptionId\n\n",
+        "hint\nhint\nhint\nhint\nio.modelcontextprotocol/subscriptionId\n\n",
     );
+    // Three hints shown; the fourth found none left and is not counted.
+    assert!(flat(&out).contains("you took 3 hints"), "{out}");
     let asked = flat(&out[..out.find("verdict:").expect("graded")]);
     assert!(
         asked.contains("hint: 2 parts joined by `/`; the first is itself 2 words joined by `.`"),

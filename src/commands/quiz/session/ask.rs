@@ -81,8 +81,10 @@ impl Session {
             if COMMANDS.contains(&word.as_str()) {
                 match word.as_str() {
                     "hint" => {
-                        hints += 1;
-                        self.hint(card, &mut shown_points);
+                        // Like `deeper`: only a hint actually shown counts.
+                        if self.hint(card, &mut shown_points) {
+                            hints += 1;
+                        }
                     }
                     "deeper" => {
                         // Only a rung actually shown costs anything: a card without a ladder,
@@ -163,17 +165,21 @@ impl Session {
         }
     }
 
-    fn hint(&mut self, card: &Card, shown: &mut usize) {
+    /// Shows the next hint; false when there was none left (which costs nothing).
+    fn hint(&mut self, card: &Card, shown: &mut usize) -> bool {
         let hints = crate::card_kind::of(card.kind).hints(card);
-        if let Some(h) = hints.get(*shown) {
-            *shown += 1;
-            self.screen.line(&format!("{} {h}", cyan_hint()));
-        } else {
-            self.screen
-                .line(&format!("{} no more hints for this card.", cyan_hint()));
-        }
+        let Some(h) = hints.get(*shown) else {
+            self.screen.line(&format!(
+                "{} no more hints for this card (nothing was counted against your rating).",
+                cyan_hint()
+            ));
+            return false;
+        };
+        *shown += 1;
+        self.screen.line(&format!("{} {h}", cyan_hint()));
         self.screen
             .line(&dim("(a hint caps this card's rating at `hard`)"));
+        true
     }
 
     /// Shows rung `rung` (1-based) of the card's ladder; false when there was nothing to show.
