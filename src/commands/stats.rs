@@ -574,7 +574,7 @@ fn render(s: &Stats, plain: bool, width: usize) -> String {
         }
         if e.never_studied > 0 {
             o.line(format_args!(
-                "  not studied yet: {} (nothing to predict; they come after the cards at risk)",
+                "  not studied yet: {} (no review yet, so no recall to predict)",
                 count(e.never_studied, "card")
             ));
         }
