@@ -528,6 +528,7 @@ fn judged_eval(
         model: judge.settings.model.clone(),
         ..eval::JudgeRun::default()
     };
+    let mut readings = Vec::new();
     let mut report = eval::evaluate_with(lib, corpus, card, &mut |key, c, text| {
         let rules = crate::grader::grade(c, text);
         if progress {
@@ -550,10 +551,19 @@ fn judged_eval(
                 .entry(fallback_kind(f).to_string())
                 .or_default() += 1;
         }
+        readings.push((j.model_said, j.verdict, rules.verdict));
         j.apply(&rules)
     });
     if progress {
         eprint!("\r\x1b[2K");
+    }
+    // One reading per outcome, in the same order (the grader is called once per outcome).
+    for (o, (model, guarded, rules)) in report.outcomes.iter().zip(readings) {
+        let figures = match o.part {
+            eval::Part::Tuned => &mut run.tuned,
+            eval::Part::HeldOut => &mut run.held_out,
+        };
+        figures.add(o.expected, model, guarded, rules);
     }
     report.judge = Some(run);
     Ok(report)

@@ -15,8 +15,10 @@
 mod client;
 pub(crate) mod config;
 mod guard;
+mod line;
 mod quote;
 pub(crate) mod render;
+pub(crate) mod replay;
 mod reply;
 pub(crate) mod request;
 

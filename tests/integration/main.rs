@@ -10,6 +10,7 @@ mod grader_props;
 mod grader_regressions;
 mod judge;
 mod judge_quiz;
+mod judge_replay;
 mod judge_stub;
 mod lab;
 mod lab_flood;
