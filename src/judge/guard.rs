@@ -3,7 +3,8 @@
 //! - every quote must stand in the answer;
 //! - spot-the-bug's line is believed when the model's own quote names the faulty line (in
 //!   digits or words, counted as the quiz shows the transcript), unless the rules are sure the
-//!   answer blames another one;
+//!   answer blames another one (the right rule on a wrong line is the model's call: it is told
+//!   the rule);
 //! - a point the card demands exactly needs the exact identifier inside the quote;
 //! - the verdict is recomputed from what survives with the grader's own rule.
 
@@ -79,15 +80,16 @@ fn exact_why(names: &[&String], rules: &Grade) -> String {
     }
 }
 
-/// The line the rules are sure the answer blames instead of the faulty one: they read another
-/// line, the answer never names the faulty line as a line ("line 5", "the fifth line"), and the
-/// model's quote is not the very words the rules read (where the rules misread a line, the
-/// model's reading of the same words stands).
+/// The words the rules read as another line, when the rules are sure the answer blames it
+/// instead of the faulty one: they read another line, the answer never names the faulty line
+/// as a line ("line 5", "the fifth line", "5:"), and the model's quote is not the very words
+/// the rules read (where the rules misread a line, the model's reading of the same words
+/// stands).
 fn rules_sure_of_other(
     card: &Card,
     answer: &str,
     rules: &Grade,
-    quoted: Option<(usize, usize)>,
+    quoted: (usize, usize),
 ) -> Option<String> {
     let t = card.transcript.as_ref()?;
     let read = rules.points.iter().find(|p| p.id == LINE_POINT)?;
@@ -98,7 +100,7 @@ fn rules_sure_of_other(
     if line::answer_names(answer, &t.text, t.bug_line) {
         return None;
     }
-    if quoted.is_some_and(|(s, e)| s <= at.start && at.end <= e) {
+    if quoted.0 <= at.start && at.end <= quoted.1 {
         return None;
     }
     Some(at.text.clone())
@@ -146,7 +148,6 @@ pub fn check(card: &Card, answer: &str, rules: &Grade, reply: &Reply) -> Checked
         points[i].hit = true;
         points[i].span = Some(span(answer, at));
     }
-    wrong_line(card, answer, rules, &mut points, &mut dropped);
     let misconceptions = misconceptions(card, answer, &text, reply, &mut dropped);
     let verdict = grader::verdict_for(&points, misconceptions.len());
     Checked {
@@ -174,7 +175,7 @@ fn unsupported(
                 t.bug_line
             ));
         }
-        return rules_sure_of_other(card, answer, rules, Some(at)).map(|other| {
+        return rules_sure_of_other(card, answer, rules, at).map(|other| {
             format!(
                 "the answer blames another line (\"{other}\") and never names line {} as a line",
                 t.bug_line
@@ -188,34 +189,6 @@ fn unsupported(
     let names: Vec<&String> = p.rules.iter().flat_map(|r| &r.exact).collect();
     let norm = grader::normalise(quoted);
     (!names.iter().any(|n| norm.contains(n.as_str()))).then(|| exact_why(&names, rules))
-}
-
-/// Spot-the-bug: the right rule pinned on a wrong line earns nothing (README, "Verdict"), when
-/// the rules are sure the answer blames another line.
-fn wrong_line(
-    card: &Card,
-    answer: &str,
-    rules: &Grade,
-    points: &mut [PointResult],
-    dropped: &mut Vec<Dropped>,
-) {
-    let line_missed = points.iter().any(|p| p.id == LINE_POINT && !p.hit);
-    if !card.kind.names_a_line()
-        || !line_missed
-        || rules_sure_of_other(card, answer, rules, None).is_none()
-    {
-        return;
-    }
-    for p in points.iter_mut().filter(|p| p.id != LINE_POINT && p.hit) {
-        p.hit = false;
-        dropped.push(Dropped {
-            item: "point",
-            id: Some(p.id.clone()),
-            quote: p.span.take().map(|s| s.text).unwrap_or_default(),
-            why: "the rule counts only together with the right line, and the answer names another"
-                .into(),
-        });
-    }
 }
 
 fn misconceptions(
@@ -544,8 +517,11 @@ mod tests {
             "{:?}",
             c.dropped
         );
-        assert!(!c.points[1].hit, "the rule on a wrong line earns nothing");
-        assert_eq!(c.verdict, Verdict::Fail);
+        assert!(
+            c.points[1].hit,
+            "the rule is the model's call, told the verdict rule"
+        );
+        assert_eq!(c.verdict, Verdict::Partial);
     }
 
     #[test]

@@ -63,8 +63,9 @@ pub struct Mention {
 }
 
 /// Words in lower case; `-`, `.`, `/`, `_` and `'` between two letters or digits join a word
-/// (`tutor-7`, `2.0`, `-32602` is `32602` behind a sign, `line's`).
-fn words(text: &str) -> Vec<String> {
+/// (`tutor-7`, `2.0`, `-32602` is `32602` behind a sign), and a possessive `'s` is dropped
+/// ("Line 5's _meta"). Each word says whether a colon follows it at once ("6: …").
+fn words(text: &str) -> Vec<(String, bool)> {
     let text = grader::normalise(text).to_lowercase();
     let chars: Vec<char> = text.chars().collect();
     let mut out = Vec::new();
@@ -76,11 +77,16 @@ fn words(text: &str) -> Vec<String> {
         if c.is_alphanumeric() || joins {
             cur.push(c);
         } else if !cur.is_empty() {
-            out.push(std::mem::take(&mut cur));
+            out.push((std::mem::take(&mut cur), c == ':'));
         }
     }
     if !cur.is_empty() {
-        out.push(cur);
+        out.push((cur, false));
+    }
+    for (w, _) in &mut out {
+        if let Some(bare) = w.strip_suffix("'s") {
+            *w = bare.to_string();
+        }
     }
     out
 }
@@ -104,7 +110,7 @@ fn ordinal(w: &str) -> Option<u32> {
 }
 
 fn is_line(w: Option<&String>) -> bool {
-    w.is_some_and(|w| matches!(w.as_str(), "line" | "lines" | "ln" | "line's"))
+    w.is_some_and(|w| matches!(w.as_str(), "line" | "lines" | "ln"))
 }
 
 /// The `n`th line of `kind` (`data`, `event`, `non-blank`; every line when none) of the
@@ -138,7 +144,7 @@ fn resolve(transcript: &str, n: u32, kind: Option<&str>) -> Option<u32> {
 
 /// Every line `text` names, given the transcript it speaks of.
 pub fn mentions(text: &str, transcript: &str) -> Vec<Mention> {
-    let w = words(text);
+    let (w, colon): (Vec<String>, Vec<bool>) = words(text).into_iter().unzip();
     let mut out = Vec::new();
     let mut push = |line: Option<u32>, explicit: bool| {
         if let Some(line) = line {
@@ -191,7 +197,8 @@ pub fn mentions(text: &str, transcript: &str) -> Vec<Mention> {
         {
             push(rest.parse().ok(), true);
         } else if word.bytes().all(|b| b.is_ascii_digit()) {
-            push(word.parse().ok(), false);
+            // "6: the server pushes …" picks a line as plainly as "line 6".
+            push(word.parse().ok(), colon[i]);
         }
         i += 1;
     }
@@ -230,6 +237,8 @@ mod tests {
         assert_eq!(lines("#2 is just a blank"), [2]);
         assert_eq!(lines("the 3rd one"), [3]);
         assert_eq!(lines("Line 7. It repeats the list."), [7]);
+        assert_eq!(lines("Line 5's _meta is wrong"), [5]);
+        assert_eq!(lines("Then 6: the server pushes another change."), [6]);
     }
 
     #[test]

@@ -157,12 +157,23 @@ fn judge_requests_writes_the_prefix_once_and_each_card_with_its_answer_keys() {
     assert_eq!(schema, prompt["response_format"]["json_schema"]["schema"]);
 }
 
-/// `decks eval --judge` against recorded replies: its `judge` object.
+/// `decks eval --judge` against recorded replies, over the fixture deck: its `judge` object.
 fn replay(home: &Path, answers: &Path, replies: &Path) -> Value {
+    replay_with(tutor(home, DAY1), answers, replies)
+}
+
+/// The same over the built-in decks.
+fn replay_built_in(home: &Path, answers: &Path, replies: &Path) -> Value {
+    let mut c = clean(home);
+    env(&mut c, home, DAY1);
+    replay_with(c, answers, replies)
+}
+
+fn replay_with(mut c: assert_cmd::Command, answers: &Path, replies: &Path) -> Value {
     let recorded = Recorded::read(replies);
     assert!(recorded.len() > 0, "no replies under {}", replies.display());
     let stub = Stub::start(vec![Reply::Recorded(Arc::new(recorded))]);
-    let out = tutor(home, DAY1)
+    let out = c
         .timeout(std::time::Duration::from_secs(1800))
         .args(["decks", "eval", "--json", "--answers"])
         .arg(answers)
@@ -207,4 +218,43 @@ fn a_replay_counts_the_models_own_verdicts_the_guarded_ones_and_the_rules() {
     assert_eq!(f["model_agrees"], 1, "{j}");
     assert_eq!(f["guarded_agrees"], 2, "{j}");
     assert_eq!(j["fallbacks"]["HTTP error"], 1, "{j}");
+}
+
+/// Replies written blind (by readers who saw only the requests `judge requests` wrote for the
+/// held-out corpus, the reply a careful strong model would give) to every held-out answer.
+/// Nobody tuned the guards on them: the figures are an estimate for a strong model's replies.
+#[test]
+fn blind_replies_over_the_held_out_corpus_lose_nothing_to_the_guards() {
+    let home = tempfile::tempdir().unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let answers = home.path().join("answers");
+    std::fs::create_dir_all(answers.join("held-out")).unwrap();
+    for f in std::fs::read_dir(root.join("decks/answers/held-out")).unwrap() {
+        let f = f.unwrap().path();
+        std::fs::copy(&f, answers.join("held-out").join(f.file_name().unwrap())).unwrap();
+    }
+    let j = replay_built_in(
+        home.path(),
+        &answers,
+        &root.join("tests/fixtures/judge/replies"),
+    );
+    let f = &j["held_out"];
+    let n = |k: &str| f[k].as_u64().unwrap();
+    eprintln!(
+        "held-out replay: replies to {} of {} answers; verdicts agree: model's own {}, after the guards {}, rules {}; {} item(s) dropped",
+        n("replied"),
+        n("answers"),
+        n("model_agrees"),
+        n("guarded_agrees"),
+        n("rules_agrees"),
+        j["dropped"]
+    );
+    assert!(
+        n("replied") * 10 >= n("answers") * 9,
+        "coverage under 90%: {j}"
+    );
+    assert!(
+        n("guarded_agrees") >= n("model_agrees"),
+        "the guards make the model's verdicts worse: {j}"
+    );
 }
