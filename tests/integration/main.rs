@@ -11,6 +11,7 @@ mod grader_regressions;
 mod judge;
 mod judge_quiz;
 mod judge_replay;
+mod judge_setup;
 mod judge_stub;
 mod lab;
 mod lab_flood;
