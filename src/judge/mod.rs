@@ -15,6 +15,7 @@
 mod client;
 pub(crate) mod config;
 mod guard;
+pub(crate) mod import;
 mod line;
 mod quote;
 pub(crate) mod render;

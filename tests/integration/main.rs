@@ -9,6 +9,7 @@ mod grade;
 mod grader_props;
 mod grader_regressions;
 mod judge;
+mod judge_import;
 mod judge_quiz;
 mod judge_replay;
 mod judge_setup;
