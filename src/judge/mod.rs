@@ -2,10 +2,13 @@
 //! OpenAI-compatible endpoint the learner points at (a local Ollama, llama.cpp, LM Studio or
 //! vLLM, or a hosted API), kept honest by the rules.
 //!
-//! One way through: the request is built from the card alone (`request`), sent with a deadline
-//! and a size cap (`client`), read leniently (`reply`) and believed strictly (`guard`, with
-//! `quote`): quotes must stand in the answer, exact identifiers stay the rules' call, and the
-//! verdict is recomputed with the grader's rule. Every judgement is kept in the store under
+//! One way through: the request is built from the card alone, shared prefix first (`request`),
+//! sent with a deadline and a size cap (`client`), read leniently (`reply`) and believed only
+//! as far as the answer bears it out (`guard`, with `quote` and `line`): quotes must stand in
+//! the answer, the line must be named in the model's quote, an exact point's identifier must be
+//! inside its quote, and the verdict is recomputed with the grader's rule. Around it: `setup`
+//! (finding a local server), `replay` (the requests a corpus would send, for recorded replies)
+//! and `import` (disputed answers into corpus entries). Every judgement is kept in the store under
 //! card, answer, model and prompt version, so the same answer is never sent twice. Anything
 //! that goes wrong leaves the rules' verdict in place, with one line saying why.
 //!
