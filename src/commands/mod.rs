@@ -6,6 +6,7 @@ mod check;
 mod completions;
 mod decks;
 mod grade;
+mod judge;
 pub mod lab;
 mod progress;
 pub mod quiz;
@@ -61,6 +62,8 @@ pub enum Command {
     Quiz(quiz::Args),
     /// Grade one answer against one card and print the checklist.
     Grade(grade::Args),
+    /// Set up and test the optional model judge; write the requests it would be sent.
+    Judge(judge::Args),
     /// List, show, check and export decks.
     Decks(decks::Args),
     /// What is due, how well you retain, your recurring misconceptions.
@@ -87,6 +90,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Quiz(a) => quiz::run(a, g),
         Command::Grade(a) => grade::run(a, g),
         Command::Decks(a) => decks::run(a, g),
+        Command::Judge(a) => judge::run(a, g),
         Command::Stats(a) => stats::run(a, g),
         Command::Progress(a) => progress::run(a, g),
         Command::Lab(a) => lab::run(a, g),
