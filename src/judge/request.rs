@@ -221,6 +221,7 @@ mod tests {
             catalogue: false,
             examples: vec![],
             non_examples: vec![],
+            truths: vec![],
         }];
         c
     }
