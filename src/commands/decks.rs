@@ -360,6 +360,7 @@ fn check(g: &Global, paths: &[PathBuf], list_unused: bool) -> anyhow::Result<Exi
         problems.extend(built_in_content_problems());
         problems.extend(vocabulary_problems(&lib));
         problems.extend(crate::deck::catalogue::self_test());
+        problems.extend(crate::deck::catalogue::truth_problems(&lib.decks));
         if let Some(e) = crate::grader::lexicon_problem() {
             problems.push(DeckError {
                 file: "decks/lexicon.toml".into(),

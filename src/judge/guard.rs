@@ -287,6 +287,7 @@ mod tests {
             catalogue: false,
             examples: vec![],
             non_examples: vec![],
+            truths: vec![],
         }];
         c.identifiers = vec!["notifications/subscriptions/acknowledged".into()];
         c

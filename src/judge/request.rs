@@ -256,6 +256,7 @@ mod tests {
             catalogue: false,
             examples: vec![],
             non_examples: vec![],
+            truths: vec![],
         }];
         c
     }
