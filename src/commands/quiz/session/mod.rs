@@ -351,6 +351,8 @@ impl Session {
                 failed_recently: self.failed_recently(key),
             }
         };
+        // Asked before the card's answer is on screen, never after it.
+        let grade = self.settle(grade, input)?;
         if !self.args.interviewer {
             self.screen.feedback(key, &shown.card, &grade, seconds);
         } else {
@@ -358,7 +360,6 @@ impl Session {
                 .feedback_as("interviewer's ticks", key, &shown.card, &grade, seconds);
         }
         let grade = self.second_opinion(key, card, &text, grade, effort);
-        let grade = self.settle(grade, input)?;
         let sugg = rating::suggest(&grade, &effort);
         let stored = shown.canonical(card, &grade);
         match self.rate(&shown.card, &sugg, effort.deeper_before, input)? {
