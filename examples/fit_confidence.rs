@@ -68,11 +68,23 @@ fn main() -> std::io::Result<()> {
         threshold: 1.0,
         tuned_cards: tuned_cards.clone(),
     };
+    // A verdict with anything unchecked is never sure (`Model::sure`): rank it below all.
+    let at_one = confidence::Model {
+        threshold: 0.0,
+        ..model.clone()
+    };
+    let eligible = |x: &[f64]| {
+        if at_one.sure(x) {
+            model.p_right(x)
+        } else {
+            -1.0
+        }
+    };
     let scored = |part: Part| -> Vec<(f64, bool)> {
         let mut v: Vec<(f64, bool)> = rows
             .iter()
             .filter(|r| r.2 == part)
-            .map(|r| (model.p_right(&r.0), r.1))
+            .map(|r| (eligible(&r.0), r.1))
             .collect();
         v.sort_by(|a, b| b.0.total_cmp(&a.0));
         v
@@ -89,11 +101,12 @@ fn main() -> std::io::Result<()> {
             threshold = *p;
         }
     }
-    let lowest_own = own
-        .iter()
-        .map(|(x, _)| model.p_right(x))
-        .fold(1.0f64, f64::min);
-    if lowest_own < threshold {
+    let lowest_own = own.iter().map(|(x, _)| eligible(x)).fold(1.0f64, f64::min);
+    if lowest_own < 0.0 {
+        println!(
+            "some cards' own answers leave statements unchecked, so no threshold makes them sure: `decks check` lists them"
+        );
+    } else if lowest_own < threshold {
         println!(
             "the target threshold {threshold:.4} is above the cards' own answers (lowest {lowest_own:.4}): lowered to it"
         );
@@ -117,10 +130,7 @@ fn main() -> std::io::Result<()> {
         println!("  {n:<20} {w:+.3}");
     }
     println!("threshold {threshold:.4}");
-    let own_sure = own
-        .iter()
-        .filter(|(x, _)| model.p_right(x) >= threshold)
-        .count();
+    let own_sure = own.iter().filter(|(x, _)| eligible(x) >= threshold).count();
     println!("the cards' own answers: {own_sure} of {} sure", own.len());
 
     let model = confidence::Model {

@@ -164,6 +164,15 @@ impl Model {
         sigmoid(self.weights.iter().zip(x).map(|(w, v)| w * v).sum())
     }
 
+    /// Whether a verdict with features `x` is sure: the model vouches for it, and nothing in
+    /// the answer was left unchecked (a statement nobody checked may be the misconception
+    /// that decides the verdict, whatever the other signals say).
+    pub fn sure(&self, x: &[f64]) -> bool {
+        let unchecked = FEATURES.iter().position(|f| *f == "unchecked");
+        let clean = unchecked.and_then(|i| x.get(i)).is_some_and(|v| *v == 0.0);
+        clean && self.p_right(x) >= self.threshold
+    }
+
     /// Whether the card has tuned answers.
     pub fn tuned(&self, card: &str) -> bool {
         self.tuned_cards

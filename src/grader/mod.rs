@@ -184,10 +184,10 @@ fn signals(seg: &Segments, accounted: &[usize], g: &Grade, kind: CardKind) -> co
 /// answers.
 pub fn judge_confidence(g: &mut Grade) {
     let m = confidence::model();
-    let p = m.p_right(&g.signals.features(g));
-    g.certainty = Some(p as f32);
+    let x = g.signals.features(g);
+    g.certainty = Some(m.p_right(&x) as f32);
     g.untuned = !m.tuned(&g.card);
-    g.confidence = if !g.untuned && p >= m.threshold {
+    g.confidence = if !g.untuned && m.sure(&x) {
         Confidence::Sure
     } else {
         Confidence::Unsure
@@ -241,7 +241,9 @@ pub fn own_answers(card: &Card) -> Vec<(&'static str, String)> {
     }
     let line = card.transcript.as_ref().map(|t| t.bug_line);
     let typed = |t: &str| match (card.kind, line) {
-        (CardKind::SpotTheBug, Some(n)) => format!("Line {n}: {t}"),
+        (CardKind::SpotTheBug, Some(n)) if !t.to_lowercase().contains(&format!("line {n}")) => {
+            format!("Line {n}: {t}")
+        }
         _ => t.to_string(),
     };
     let mut out = Vec::new();
