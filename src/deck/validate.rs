@@ -331,23 +331,15 @@ fn own_answer_problem(card: &Card, which: &str, text: &str) -> Option<String> {
             n.found, n.expected
         ));
     }
-    if g.confidence != grader::Confidence::Sure && wrong.is_empty() {
-        wrong.push(match g.untuned {
-            true => {
-                "is not sure: the card has no tuned corpus answers yet (add some to decks/answers/)"
-                    .to_string()
-            }
-            false => format!(
-                "is not sure (the confidence model gives {:.2}; unchecked: {})",
-                g.certainty.unwrap_or(0.0),
-                quote_list(
-                    &g.unchecked
-                        .iter()
-                        .map(|u| u.text.as_str())
-                        .collect::<Vec<_>>()
-                )
-            ),
-        });
+    // A card with no tuned corpus answers is never sure (nobody has measured the rules on it
+    // yet), so only a measured card is held to a sure verdict.
+    if g.confidence != grader::Confidence::Sure && wrong.is_empty() && !g.untuned {
+        let unchecked: Vec<&str> = g.unchecked.iter().map(|u| u.text.as_str()).collect();
+        wrong.push(format!(
+            "is not sure (the confidence model gives {:.2}; unchecked: {}); refit the model (`cargo run --release --example fit_confidence`) or make the grader read it",
+            g.certainty.unwrap_or(0.0),
+            quote_list(&unchecked)
+        ));
     }
     (!wrong.is_empty()).then(|| {
         format!(

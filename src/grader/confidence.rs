@@ -187,6 +187,7 @@ fn sigmoid(z: f64) -> f64 {
 
 /// Fit logistic weights to `rows` (features, whether the verdict was right) by Newton's method
 /// with a small ridge penalty (not on the bias), so a rare signal cannot take an extreme weight.
+#[allow(clippy::needless_range_loop)]
 pub fn fit(rows: &[(Vec<f64>, bool)], ridge: f64) -> Vec<f64> {
     let d = FEATURES.len();
     let mut w = vec![0.0; d];
@@ -223,6 +224,8 @@ pub fn fit(rows: &[(Vec<f64>, bool)], ridge: f64) -> Vec<f64> {
 }
 
 /// Solve `a x = b` by Gaussian elimination with partial pivoting.
+// Row and column indexes are the algorithm: iterators would hide which entry is which.
+#[allow(clippy::needless_range_loop)]
 fn solve(mut a: Vec<Vec<f64>>, mut b: Vec<f64>) -> Option<Vec<f64>> {
     let n = b.len();
     for c in 0..n {

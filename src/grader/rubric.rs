@@ -14,7 +14,7 @@ use super::phrase::Occurrence;
 use super::segment::Segments;
 use super::stance::Stance;
 use super::verdict::{FlagHit, NearMiss, PointResult, Span};
-use crate::card::{Card, CardKind, Claim};
+use crate::card::{Card, Claim};
 
 /// A card's rubric, compiled: every group filed in one index, every claim a pattern.
 #[derive(Debug, Default)]
@@ -172,21 +172,10 @@ pub fn judge(
         let m = patterns
             .iter()
             .find_map(|pat| claims::read(&a, pat, Mode::Point, &[]));
-        let bare = if m.is_none() {
-            bare_yes_no(card, p, seg)
-        } else {
-            None
-        };
+        let bare = m.is_none().then(|| bare_yes_no(card, p, seg)).flatten();
         if m.is_none() {
             for e in p.rules.iter().flat_map(|r| &r.exact) {
-                near_miss_of(
-                    seg,
-                    answer,
-                    e,
-                    card.kind == CardKind::NameIt,
-                    known_ident,
-                    &mut out.near_misses,
-                );
+                near_miss_of(seg, answer, e, known_ident, &mut out.near_misses);
             }
         }
         if let Some(m) = &m {
@@ -203,29 +192,14 @@ pub fn judge(
         });
     }
     watch_identifiers(seg, answer, card, known_ident, &mut out.near_misses);
-    // A name the checklist credits as written exactly is never also "close" to something.
-    let exact_ticked: Vec<&str> = card
-        .points
-        .iter()
-        .zip(&out.points)
-        .filter(|(_, r)| r.hit)
-        .flat_map(|(p, _)| p.rules.iter().flat_map(|r| &r.exact))
-        .map(String::as_str)
-        .collect();
-    out.near_misses
-        .retain(|n| !exact_ticked.contains(&n.found.as_str()));
     for (f, (patterns, guards)) in card.red_flags.iter().zip(&rubric.flags) {
         let hit = patterns
             .iter()
             .find_map(|pat| claims::read(&a, pat, Mode::Flag, guards));
         if let Some(m) = hit {
             // A claim that states a misconception is judged whole: what else it says is moot.
-            for claim in m
-                .tokens
-                .iter()
-                .filter_map(|&t| seg.tokens.get(t))
-                .map(|t| t.claim)
-            {
+            let claims = m.tokens.iter().filter_map(|&t| seg.tokens.get(t));
+            for claim in claims.map(|t| t.claim) {
                 out.accounted.extend(seg.claim_range(claim));
             }
             let (start, end) = stating_clauses(seg, &m);
@@ -249,6 +223,24 @@ pub fn judge(
         .collect();
     out.red_flags
         .retain(|f| !f.catalogue || !own.iter().any(|&(s, e)| f.span.start < e && s < f.span.end));
+    settle_overlaps(card, &mut out);
+    out
+}
+
+/// Where the stages overlap: a name credited as written exactly is not also a near miss, and
+/// the clause a flag quotes earns no point.
+fn settle_overlaps(card: &Card, out: &mut Prose) {
+    // A name the checklist credits as written exactly is never also "close" to something.
+    let exact_ticked: Vec<&str> = card
+        .points
+        .iter()
+        .zip(&out.points)
+        .filter(|(_, r)| r.hit)
+        .flat_map(|(p, _)| p.rules.iter().flat_map(|r| &r.exact))
+        .map(String::as_str)
+        .collect();
+    out.near_misses
+        .retain(|n| !exact_ticked.contains(&n.found.as_str()));
     // The clause a flag quotes states a misconception: it earns no point as well ("the server
     // generates a unique subscription id" is no tick for "the client chooses it").
     for p in out.points.iter_mut().filter(|p| p.hit) {
@@ -262,7 +254,6 @@ pub fn judge(
             p.span = None;
         }
     }
-    out
 }
 
 /// A yes/no question's bare answer ("No.", "No, it doesn't.") earns the point whose label
@@ -383,16 +374,15 @@ fn near_miss_of(
     s: &Segments,
     answer: &str,
     expected: &str,
-    name_it: bool,
     known_ident: &dyn Fn(&str) -> bool,
     out: &mut Vec<NearMiss>,
 ) {
     let norm = s.norm();
     if let Some(&(a, b)) = ident_candidates(norm).iter().find(|&&(a, b)| {
         let found = &norm[a..b];
-        // On a card that asks for the name itself, the bare key of a prefixed name
-        // (`subscriptionId` for `io.modelcontextprotocol/subscriptionId`) reaches for it.
-        let bare_key = name_it && expected.rsplit(['/', '.']).next() == Some(found);
+        // The bare key of a prefixed name a point asks for exactly (`subscriptionId` for
+        // `io.modelcontextprotocol/subscriptionId`) reaches for it.
+        let bare_key = expected.rsplit(['/', '.']).next() == Some(found);
         near_miss(found, expected)
             && !same_header(found, expected)
             && (bare_key || !known_ident(found))

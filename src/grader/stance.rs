@@ -104,15 +104,7 @@ impl Stance {
         for c in 0..clauses {
             st.taken_back[c] = denied_by_tail(s, &st, c);
         }
-        // Sentences are runs of tokens: judge each one once.
-        let mut past = Vec::new();
-        let mut hedged = Vec::new();
-        for sentence in s.tokens.chunk_by(|a, b| a.sentence == b.sentence) {
-            past.resize(sentence[0].sentence + 1, false);
-            hedged.resize(sentence[0].sentence + 1, false);
-            past[sentence[0].sentence] = opens_in_the_past(sentence);
-            hedged[sentence[0].sentence] = opens_with_a_hedge(sentence);
-        }
+        let (past, hedged) = sentence_openings(s);
         for claim in 0..claims {
             let r = s.claim_range(claim);
             if let Some(t) = s.tokens.get(r.start) {
@@ -243,6 +235,20 @@ impl Stance {
     pub fn negated(&self, s: &Segments, c: usize) -> bool {
         self.denies(s, c, &[])
     }
+}
+
+/// Per sentence: whether it opens in a past revision, and whether it opens with a hedge.
+fn sentence_openings(s: &Segments) -> (Vec<bool>, Vec<bool>) {
+    let mut past = Vec::new();
+    let mut hedged = Vec::new();
+    // Sentences are runs of tokens: judge each one once.
+    for sentence in s.tokens.chunk_by(|a, b| a.sentence == b.sentence) {
+        past.resize(sentence[0].sentence + 1, false);
+        hedged.resize(sentence[0].sentence + 1, false);
+        past[sentence[0].sentence] = opens_in_the_past(sentence);
+        hedged[sentence[0].sentence] = opens_with_a_hedge(sentence);
+    }
+    (past, hedged)
 }
 
 /// Whether a sentence opens by saying the learner does not know ("I am not sure where …",

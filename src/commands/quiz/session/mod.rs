@@ -71,7 +71,7 @@ struct Outcome {
 }
 
 enum QuestionReply {
-    Answered(Answer),
+    Answered(Box<Answer>),
     Skip,
     Undo,
     Quit,
@@ -311,7 +311,7 @@ impl Session {
                     true
                 }
                 QuestionReply::Answered(answer) => {
-                    self.rate_answer(&key, &card, &shown, is_followup, answer, input)?
+                    self.rate_answer(&key, &card, &shown, is_followup, *answer, input)?
                 }
             };
             if !go_on {
