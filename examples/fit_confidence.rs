@@ -47,8 +47,6 @@ fn main() -> std::io::Result<()> {
         let x = g.signals.features(&g);
         rows.push((x, g.verdict == e.answer.verdict, e.part));
     }
-    tuned_cards.sort();
-    tuned_cards.dedup();
     let train: Vec<(Vec<f64>, bool)> = rows
         .iter()
         .filter(|r| r.2 == Part::Tuned)
@@ -66,7 +64,6 @@ fn main() -> std::io::Result<()> {
         features: confidence::FEATURES.iter().map(|s| s.to_string()).collect(),
         weights,
         threshold: 1.0,
-        tuned_cards: tuned_cards.clone(),
     };
     // A verdict with anything unchecked is never sure (`Model::sure`): rank it below all.
     let at_one = confidence::Model {
@@ -135,8 +132,9 @@ fn main() -> std::io::Result<()> {
 
     let model = confidence::Model {
         fitted: format!(
-            "cargo run --release --example fit_confidence: {} tuned answers; {tuned_line}",
-            train.len()
+            "cargo run --release --example fit_confidence: {} tuned answers and the cards' {} own answers (each counted {OWN_WEIGHT} times); {tuned_line}",
+            train.len() - own.len() * OWN_WEIGHT,
+            own.len()
         ),
         threshold,
         ..model

@@ -2,8 +2,8 @@
 //! share of the answer was accounted for, what was left unchecked, how much evidence each tick
 //! and flag stands on, …), fitted on the tuned corpus only and shipped as data
 //! (`src/grader/confidence.toml`). A verdict is *sure* when the model's probability that it is
-//! right reaches the threshold fitted with it, and the card has tuned answers at all: a card
-//! nobody has measured the rules on yet is never sure.
+//! right reaches the threshold fitted with it, and the card has tuned answers at all (read from
+//! the shipped corpus): a card nobody has measured the rules on yet is never sure.
 //!
 //! Refit after changing the grader or the tuned corpus:
 //! `cargo run --release --example fit_confidence` (it rewrites the data file and prints the
@@ -114,8 +114,6 @@ pub struct Model {
     pub weights: Vec<f64>,
     /// The least probability of being right a sure verdict has.
     pub threshold: f64,
-    /// `DECK/CARD` keys (and bare ids) of the cards with tuned corpus answers.
-    pub tuned_cards: Vec<String>,
 }
 
 const SHIPPED: &str = include_str!("confidence.toml");
@@ -172,13 +170,29 @@ impl Model {
         let clean = unchecked.and_then(|i| x.get(i)).is_some_and(|v| *v == 0.0);
         clean && self.p_right(x) >= self.threshold
     }
+}
 
-    /// Whether the card has tuned answers.
-    pub fn tuned(&self, card: &str) -> bool {
-        self.tuned_cards
-            .binary_search_by(|c| c.as_str().cmp(card))
-            .is_ok()
-    }
+/// Whether the card (by its bare id) has answers in the shipped tuned corpus: read from the
+/// corpus itself, so a card gains its answers and its sure verdicts together.
+pub fn tuned(card: &str) -> bool {
+    static CARDS: OnceLock<Vec<String>> = OnceLock::new();
+    let cards = CARDS.get_or_init(|| {
+        let mut ids: Vec<String> = crate::deck::embedded_under("answers")
+            .into_iter()
+            .filter(|(name, _)| name.ends_with(".toml") && !name.contains("/held-out/"))
+            .flat_map(|(_, text)| {
+                text.lines()
+                    .filter_map(|l| l.trim().strip_prefix("card = \""))
+                    .filter_map(|l| l.strip_suffix('"'))
+                    .map(str::to_string)
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        ids.sort();
+        ids.dedup();
+        ids
+    });
+    cards.binary_search_by(|c| c.as_str().cmp(card)).is_ok()
 }
 
 fn sigmoid(z: f64) -> f64 {

@@ -186,7 +186,7 @@ pub fn judge_confidence(g: &mut Grade) {
     let m = confidence::model();
     let x = g.signals.features(g);
     g.certainty = Some(m.p_right(&x) as f32);
-    g.untuned = !m.tuned(&g.card);
+    g.untuned = !confidence::tuned(&g.card);
     g.confidence = if !g.untuned && m.sure(&x) {
         Confidence::Sure
     } else {
