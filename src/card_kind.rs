@@ -114,6 +114,24 @@ pub trait Kind: Sync {
     fn last_hint(&self, _card: &Card) -> Option<String> {
         None
     }
+    /// What `hint` shows, one line a time: the points to cover (required first), the kind's
+    /// last hint, then the first rung of the ladder.
+    fn hints(&self, card: &Card) -> Vec<String> {
+        let mut order: Vec<&crate::card::Point> =
+            card.points.iter().filter(|p| p.required).collect();
+        order.extend(card.points.iter().filter(|p| !p.required));
+        let mut out: Vec<String> = order
+            .iter()
+            .enumerate()
+            .map(|(i, p)| format!("cover this: {} ({} of {})", p.label, i + 1, order.len()))
+            .collect();
+        if let Some(h) = self.last_hint(card) {
+            out.push(h);
+        } else if let Some(step) = card.deeper.as_ref().and_then(|d| d.steps.first()) {
+            out.push(step.clone());
+        }
+        out
+    }
     /// The study sheet's lines for the kind's fields, after the question's meta line.
     fn markdown(&self, _card: &Card, _out: &mut String) {}
     /// Anki's front, after the question (HTML).
@@ -159,6 +177,15 @@ impl Kind for NameIt {
     }
     fn how_to_answer(&self) -> &'static str {
         "Type the exact name and press Enter. Commands: hint, deeper, skip, undo, help, quit."
+    }
+    /// A point's label is the name itself, so a hint describes the name's shape instead.
+    fn hints(&self, card: &Card) -> Vec<String> {
+        card.points
+            .iter()
+            .filter(|p| p.required)
+            .filter_map(|p| p.rules.iter().find_map(|r| r.exact.first()))
+            .flat_map(|name| crate::name_hint::shape_hints(name))
+            .collect()
     }
     fn needs_answer_text(&self) -> bool {
         true
