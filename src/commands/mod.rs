@@ -11,11 +11,12 @@ mod progress;
 pub mod quiz;
 mod serve;
 mod stats;
+mod version;
 mod why;
 
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 use crate::global::Global;
 
@@ -37,6 +38,21 @@ pub struct Cli {
     pub global: Global,
     #[command(subcommand)]
     pub command: Command,
+}
+
+impl Cli {
+    /// The command line of this process. `--version` also names the MCP revision and counts the
+    /// built-in cards (see `version`); that text is built only when it may be printed.
+    pub fn from_env() -> Cli {
+        let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+        let mut command = Cli::command();
+        if version::asked(&args) {
+            command = command.version(version::text());
+        }
+        let mut matches = command.get_matches_from(args);
+        Cli::from_arg_matches_mut(&mut matches)
+            .unwrap_or_else(|e| e.format(&mut Cli::command()).exit())
+    }
 }
 
 #[derive(Debug, Subcommand)]

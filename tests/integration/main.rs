@@ -29,3 +29,4 @@ mod stats;
 mod support;
 mod term;
 mod tls;
+mod version;
