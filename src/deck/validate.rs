@@ -248,6 +248,15 @@ pub fn self_test(deck: &Deck, text: &str) -> Vec<DeckError> {
                     format!("self-test: the card's own answer grades {:?}", g.verdict),
                 ));
             }
+            if !any_ruleless {
+                errors.extend(
+                    grader::own_answers(card)
+                        .into_iter()
+                        .filter_map(|(which, text)| {
+                            own_answer_problem(card, which, &text).map(|m| loc.card(i, m))
+                        }),
+                );
+            }
         }
         // The catalogue's misconceptions are checked once, by `decks check`, not on every card.
         for f in card.red_flags.iter().filter(|f| !f.catalogue) {
@@ -290,6 +299,54 @@ pub fn self_test(deck: &Deck, text: &str) -> Vec<DeckError> {
         }
     }
     errors
+}
+
+/// What keeps a card's own answer from grading the way it must: a sure pass, no red flag and
+/// no near miss (a near miss on the card's own words would teach that a right name is wrong).
+fn own_answer_problem(card: &Card, which: &str, text: &str) -> Option<String> {
+    let g = grader::grade(card, text);
+    let mut wrong = Vec::new();
+    if g.verdict != Verdict::Pass {
+        let missed: Vec<&str> = g
+            .points
+            .iter()
+            .filter(|p| p.required && !p.hit)
+            .map(|p| p.label.as_str())
+            .collect();
+        wrong.push(format!(
+            "grades {} (required point(s) not credited: {})",
+            g.verdict.name(),
+            quote_list(&missed)
+        ));
+    }
+    for f in &g.red_flags {
+        wrong.push(format!(
+            "fires red flag \"{}\" at \"{}\"",
+            f.label, f.span.text
+        ));
+    }
+    for n in &g.near_misses {
+        wrong.push(format!(
+            "reports a near miss: \"{}\" for `{}`",
+            n.found, n.expected
+        ));
+    }
+    // A card with no tuned corpus answers is never sure (nobody has measured the rules on it
+    // yet), so only a measured card is held to a sure verdict.
+    if g.confidence != grader::Confidence::Sure && wrong.is_empty() && !g.untuned {
+        let unchecked: Vec<&str> = g.unchecked.iter().map(|u| u.text.as_str()).collect();
+        wrong.push(format!(
+            "is not sure (the confidence model gives {:.2}; unchecked: {}); refit the model (`cargo run --release --example fit_confidence`) or make the grader read it",
+            g.certainty.unwrap_or(0.0),
+            quote_list(&unchecked)
+        ));
+    }
+    (!wrong.is_empty()).then(|| {
+        format!(
+            "self-test: the card's own {which} {}; fix the grader's reading, or the card where its text is at fault",
+            wrong.join("; ")
+        )
+    })
 }
 
 fn quote_list(items: &[&str]) -> String {
