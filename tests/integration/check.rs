@@ -3,7 +3,6 @@
 //! each of the mock's faults.
 
 use std::collections::BTreeSet;
-use std::time::Duration;
 
 use mock_server::validator::CheckRule;
 use mock_server::{Config, Fault};
@@ -22,7 +21,7 @@ fn mock(faults: &[Fault]) -> Mock {
 /// `mcp-tutor check ARGS`.
 fn check_cmd(args: &[&str]) -> crate::support::Isolated {
     let mut c = isolated();
-    c.arg("check").args(args).timeout(Duration::from_secs(120));
+    c.arg("check").args(args).timeout(crate::support::HANG);
     c
 }
 
@@ -67,7 +66,7 @@ fn failed(stdout: &str) -> BTreeSet<String> {
 #[test]
 fn check_passes_against_the_bundled_mock_server() {
     let mock = mock(&[]);
-    let (code, out) = check(&[&mock.url(), "--timeout", "3"]);
+    let (code, out) = check(&[&mock.url(), "--timeout", crate::support::CHECK_WAIT]);
     assert_eq!(code, 0, "{out}");
     let st = statuses(&out);
     assert_eq!(st.len(), CheckRule::all().len(), "one line per rule\n{out}");
@@ -89,9 +88,14 @@ fn check_passes_against_the_bundled_mock_server() {
 #[test]
 fn check_json_reports_every_rule_and_the_evidence() {
     let mock = mock(&[]);
-    let out = check_cmd(&["--json", "--timeout", "3", &mock.url()])
-        .output()
-        .unwrap();
+    let out = check_cmd(&[
+        "--json",
+        "--timeout",
+        crate::support::CHECK_WAIT,
+        &mock.url(),
+    ])
+    .output()
+    .unwrap();
     assert!(out.status.success());
     let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
     let all = CheckRule::all().len();
@@ -161,7 +165,10 @@ fn check_fails_naming_the_rule_each_fault_breaks() {
             .map(|&f| {
                 s.spawn(move || {
                     let mock = mock(&[f]);
-                    (f, check(&[&mock.url(), "--timeout", "2"]))
+                    (
+                        f,
+                        check(&[&mock.url(), "--timeout", crate::support::CHECK_WAIT]),
+                    )
                 })
             })
             .collect();
@@ -179,7 +186,15 @@ fn check_fails_naming_the_rule_each_fault_breaks() {
 
 #[test]
 fn check_over_stdio_passes_against_the_bundled_server() {
-    let (code, out) = check(&["--stdio", "--timeout", "2", "--", bin(), "serve", "--stdio"]);
+    let (code, out) = check(&[
+        "--stdio",
+        "--timeout",
+        crate::support::CHECK_WAIT,
+        "--",
+        bin(),
+        "serve",
+        "--stdio",
+    ]);
     assert_eq!(code, 0, "{out}");
     // stdio has no header layer; everything else is exercised, the client cancel included.
     let http_only: BTreeSet<&str> = CheckRule::all()
@@ -214,7 +229,7 @@ fn check_over_stdio_fails_naming_the_rule_each_fault_breaks() {
                     let r = check(&[
                         "--stdio",
                         "--timeout",
-                        "2",
+                        crate::support::CHECK_WAIT,
                         "--",
                         bin(),
                         "serve",
@@ -258,7 +273,7 @@ fn a_missing_trigger_tool_is_skipped_not_passed() {
     let (code, out) = check(&[
         &mock.url(),
         "--timeout",
-        "2",
+        crate::support::CHECK_WAIT,
         "--change-tool",
         "no_such_tool",
         "--prompt-change-tool",
@@ -328,7 +343,13 @@ fn colour_only_when_asked_or_on_a_terminal() {
     let mock = mock(&[]);
     let url = mock.url();
     // Piped output: no colour by default.
-    let (_, plain) = check(&[&url, "--timeout", "2", "--close-tool", ""]);
+    let (_, plain) = check(&[
+        &url,
+        "--timeout",
+        crate::support::CHECK_WAIT,
+        "--close-tool",
+        "",
+    ]);
     assert!(!plain.contains('\u{1b}'), "{plain}");
     let mut c = isolated();
     let out = c
@@ -339,7 +360,7 @@ fn colour_only_when_asked_or_on_a_terminal() {
             "check",
             &url,
             "--timeout",
-            "2",
+            crate::support::CHECK_WAIT,
             "--close-tool",
             "",
         ])
