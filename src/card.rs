@@ -309,6 +309,13 @@ pub struct Transcript {
 }
 
 impl Card {
+    /// Whether `deeper` has anything to show: a rung or the long explanation.
+    pub fn has_ladder(&self) -> bool {
+        self.deeper
+            .as_ref()
+            .is_some_and(|d| !d.steps.is_empty() || !d.explanation.trim().is_empty())
+    }
+
     /// The kind as deck files write it (`spot-the-bug`).
     pub fn kind_name(&self) -> &'static str {
         self.kind.name()

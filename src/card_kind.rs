@@ -16,6 +16,24 @@ use std::fmt::Write as _;
 use crate::card::{Card, CardKind};
 use crate::grader;
 
+/// What `hint` shows for most kinds, one line a time: the points to cover (required first), the
+/// kind's last hint, then the first rung of the ladder.
+fn hints_by_points(kind: &dyn Kind, card: &Card) -> Vec<String> {
+    let mut order: Vec<&crate::card::Point> = card.points.iter().filter(|p| p.required).collect();
+    order.extend(card.points.iter().filter(|p| !p.required));
+    let mut out: Vec<String> = order
+        .iter()
+        .enumerate()
+        .map(|(i, p)| format!("cover this: {} ({} of {})", p.label, i + 1, order.len()))
+        .collect();
+    if let Some(h) = kind.last_hint(card) {
+        out.push(h);
+    } else if let Some(step) = card.deeper.as_ref().and_then(|d| d.steps.first()) {
+        out.push(step.clone());
+    }
+    out
+}
+
 /// Every kind, in the order the enum declares them (the derived `ValueEnum` table, so a new
 /// variant is listed without anyone remembering to).
 pub fn all() -> &'static [CardKind] {
@@ -104,6 +122,8 @@ pub trait Kind: Sync {
     fn reveal(&self, card: &Card) -> Vec<Piece>;
     /// A hint once the key points are all hinted.
     fn last_hint(&self, card: &Card) -> Option<String>;
+    /// What `hint` shows, one line a time.
+    fn hints(&self, card: &Card) -> Vec<String>;
     /// The study sheet's lines for the kind's fields, after the question's meta line.
     fn markdown(&self, card: &Card, out: &mut String);
     /// Anki's front, after the question (HTML).
@@ -152,6 +172,9 @@ impl Kind for Recall {
     fn markdown(&self, _card: &Card, _out: &mut String) {}
     fn anki_front(&self, _card: &Card, _out: &mut String) {}
     fn anki_back(&self, _card: &Card, _out: &mut String) {}
+    fn hints(&self, card: &Card) -> Vec<String> {
+        hints_by_points(self, card)
+    }
 }
 
 struct NameIt;
@@ -165,6 +188,15 @@ impl Kind for NameIt {
     }
     fn how_to_answer(&self) -> &'static str {
         "Type the exact name and press Enter. Commands: hint, deeper, skip, undo, help, quit."
+    }
+    /// A point's label is the name itself, so a hint describes the name's shape instead.
+    fn hints(&self, card: &Card) -> Vec<String> {
+        card.points
+            .iter()
+            .filter(|p| p.required)
+            .filter_map(|p| p.rules.iter().find_map(|r| r.exact.first()))
+            .flat_map(|name| crate::name_hint::shape_hints(name))
+            .collect()
     }
     fn needs_answer_text(&self) -> bool {
         true
@@ -275,6 +307,9 @@ impl Kind for Cloze {
     }
     fn last_hint(&self, _card: &Card) -> Option<String> {
         None
+    }
+    fn hints(&self, card: &Card) -> Vec<String> {
+        hints_by_points(self, card)
     }
 }
 
@@ -416,6 +451,9 @@ impl Kind for Choice {
     fn needs_answer_text(&self) -> bool {
         false
     }
+    fn hints(&self, card: &Card) -> Vec<String> {
+        hints_by_points(self, card)
+    }
 }
 
 struct Order;
@@ -499,6 +537,9 @@ impl Kind for Order {
     }
     fn last_hint(&self, _card: &Card) -> Option<String> {
         None
+    }
+    fn hints(&self, card: &Card) -> Vec<String> {
+        hints_by_points(self, card)
     }
 }
 
@@ -594,6 +635,9 @@ impl Kind for SpotTheBug {
     }
     fn last_hint(&self, _card: &Card) -> Option<String> {
         None
+    }
+    fn hints(&self, card: &Card) -> Vec<String> {
+        hints_by_points(self, card)
     }
 }
 

@@ -81,3 +81,95 @@ fn cloze_blanks_inside_json_keep_the_closing_braces() {
         "[1]____ then [2]____, done"
     );
 }
+
+/// Edit distance, for "near-identical" below.
+fn levenshtein(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.iter().enumerate() {
+        let mut cur = vec![i + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let sub = prev[j] + usize::from(ca != cb);
+            cur.push(sub.min(prev[j + 1] + 1).min(cur[j] + 1));
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+/// Every stretch of `hint` as long as `name`, give or take a few characters: what a reader
+/// could copy from the hint as the answer.
+fn windows(hint: &str, len: usize) -> Vec<String> {
+    let chars: Vec<char> = hint.chars().collect();
+    let mut out = Vec::new();
+    for w in len.saturating_sub(2)..=len + 2 {
+        for start in 0..=chars.len().saturating_sub(w) {
+            out.push(chars[start..(start + w).min(chars.len())].iter().collect());
+        }
+    }
+    out
+}
+
+#[test]
+fn no_hint_on_a_name_it_card_gives_the_name() {
+    let lib = crate::deck::Library::embedded();
+    let cards: Vec<_> = lib
+        .cards()
+        .filter(|(_, c)| c.kind == CardKind::NameIt)
+        .collect();
+    assert!(cards.len() >= 3, "the shipped decks have name-it cards");
+    for (d, c) in cards {
+        let hints = of(c.kind).hints(c);
+        assert!(!hints.is_empty(), "{}/{} has no hint", d.meta.id, c.id);
+        let names: Vec<String> = c
+            .points
+            .iter()
+            .flat_map(|p| p.rules.iter().flat_map(|r| r.exact.iter()))
+            .map(|n| n.to_lowercase())
+            .collect();
+        for h in &hints {
+            let lower = h.to_lowercase();
+            for n in &names {
+                if n.chars().count() <= 4 {
+                    // A short name (`no`) is near every scrap of text: it must not be a word.
+                    let said = lower
+                        .split(|ch: char| !(ch.is_alphanumeric() || ch == '-'))
+                        .any(|w| w == n);
+                    assert!(!said, "{}/{}: hint “{h}” says `{n}`", d.meta.id, c.id);
+                    continue;
+                }
+                // Near-identical: within a quarter of the name's length in edits (a typo or
+                // two, a missing separator), at least one edit for a short name.
+                let near = (n.chars().count() / 4).max(1);
+                let close = windows(&lower, n.chars().count())
+                    .into_iter()
+                    .find(|w| levenshtein(w, n) <= near);
+                assert!(
+                    close.is_none(),
+                    "{}/{}: hint “{h}” holds “{}”, near the answer `{n}`",
+                    d.meta.id,
+                    c.id,
+                    close.unwrap_or_default()
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn the_near_identical_check_catches_the_old_hint_and_a_respelling() {
+    // The checker above is not vacuous: the old hint, the point's label, fails it.
+    let old = "cover this: `notifications/subscriptions/acknowledged`, exactly (1 of 1)";
+    let n = "notifications/subscriptions/acknowledged";
+    assert!(
+        windows(old, n.len())
+            .iter()
+            .any(|w| levenshtein(w, n) <= n.len() / 4)
+    );
+    assert!(
+        windows("notification/subscription/acknowledge", n.len())
+            .iter()
+            .any(|w| levenshtein(w, n) <= n.len() / 4)
+    );
+}

@@ -11,6 +11,7 @@ pub mod deck;
 pub mod global;
 pub mod grader;
 pub(crate) mod judge;
+pub(crate) mod name_hint;
 pub(crate) mod paths;
 pub(crate) mod rules_doc;
 pub(crate) mod scheduler;

@@ -333,6 +333,16 @@ impl Checklist {
     }
 }
 
+/// `n` and its noun, singular for one: `1 card`, `2 cards` (`noun` is the singular; the plural
+/// adds `s`).
+pub fn count(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
 /// `n` with a comma between thousands: 20,000.
 pub fn thousands(n: usize) -> String {
     let digits = n.to_string();

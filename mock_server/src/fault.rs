@@ -42,8 +42,8 @@ pub enum Fault {
     IdTypeChanged,
     /// Every change is delivered, whatever the filter asked for (the ack stays honest).
     FilterIgnored,
-    /// The ack echoes the request verbatim (unknown URIs included) and tools list changes are
-    /// never delivered although the ack lists them.
+    /// The ack lists tools list changes (the server supports them), but they are never
+    /// delivered: an acknowledged type treated as no promise at all.
     AckOverclaims,
     /// When the server ends a subscription the stream just ends: no completion result.
     AbruptClose,
@@ -92,7 +92,7 @@ impl Fault {
                 "The server MUST NOT send a notification type the client did not ask for in its filter."
             }
             Fault::AckOverclaims => {
-                "The acknowledgement lists only what the server agreed to honour: unsupported types are left out (this server also leaves out unknown URIs, its own choice)."
+                "A type the acknowledgement lists is one the server agreed to honour: when it changes, the notification SHOULD be sent (this server acknowledges tools list changes and never sends them)."
             }
             Fault::AbruptClose => {
                 "A server ending a subscription SHOULD answer the listen request with the completion result before closing."
@@ -121,7 +121,9 @@ impl Fault {
             }
             Fault::IdTypeChanged => "TS NotificationMetaObject; docs/rules.md#tag-matches-id",
             Fault::FilterIgnored => "SUB §Opening a Stream; docs/rules.md#only-requested-types",
-            Fault::AckOverclaims => "SUB §Acknowledgment; docs/rules.md#honoured-subset",
+            Fault::AckOverclaims => {
+                "SUB §Acknowledgment; TOOLS §List Changed Notification; docs/rules.md#acked-types-delivered"
+            }
             Fault::AbruptClose => "SUB §Graceful Closure; docs/rules.md#graceful-close",
             Fault::CloseWithoutTag => {
                 "TS SubscriptionsListenResult; docs/rules.md#close-result-shape"
@@ -186,6 +188,22 @@ pub fn help_list() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// What a fault points to (`mcp-tutor why RULE`) is a rule `check` can fail, so a learner
+    /// who runs `check` against it sees that rule fail; only a fault that breaks no spec rule
+    /// points elsewhere. (`check`'s integration tests prove it fails exactly that rule.)
+    #[test]
+    fn each_fault_names_a_rule_check_judges() {
+        for f in Fault::all() {
+            let anchor = f.spec().rsplit_once("docs/rules.md#").map(|(_, a)| a);
+            let judged = anchor.and_then(crate::validator::CheckRule::from_name);
+            assert_eq!(
+                judged.is_none(),
+                f.rule().starts_with("No spec rule"),
+                "{f} points to {anchor:?}"
+            );
+        }
+    }
 
     #[test]
     fn names_round_trip_and_are_unique() {

@@ -592,13 +592,8 @@ impl ListenState {
             }
         }
         if !hub.has(Fault::NoAck) {
-            let ack = if hub.has(Fault::AckOverclaims) {
-                let requested = hub.subs().get(&self.key).map(|e| e.info.requested.clone());
-                protocol::ack(&self.id, requested.as_ref().unwrap_or(&self.honoured))
-            } else {
-                protocol::ack(&self.id, &self.honoured)
-            };
-            self.queue.push_back(Out::msg(ack));
+            self.queue
+                .push_back(Out::msg(protocol::ack(&self.id, &self.honoured)));
         }
         if hub.has(Fault::LogOnListen) {
             let mut log = protocol::notification(

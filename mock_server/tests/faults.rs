@@ -98,11 +98,19 @@ async fn fault_details_match_their_documentation() {
         msgs.iter()
             .any(|m| m["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"] == 7)
     );
-    // ack-overclaims echoes the unknown URI.
+    // ack-overclaims acknowledges tools honestly (an unknown URI still left out), then never
+    // delivers them: the one thing it breaks.
     let (msgs, _) = http_run(&[Fault::AckOverclaims], 7.into()).await;
     assert_eq!(
         msgs[0]["params"]["notifications"]["resourceSubscriptions"],
-        json!(["mock://notes/today", "mock://nope"])
+        json!(["mock://notes/today"])
+    );
+    assert_eq!(msgs[0]["params"]["notifications"]["toolsListChanged"], true);
+    assert!(
+        !msgs
+            .iter()
+            .any(|m| m["method"] == method::TOOLS_LIST_CHANGED),
+        "{msgs:#?}"
     );
     // late-ack still acks first and delivers what was triggered meanwhile.
     let (msgs, _) = http_run(&[Fault::LateAck], 7.into()).await;

@@ -241,12 +241,29 @@ impl HttpClient {
             headers: sent,
             body: body_text,
         };
-        let resp =
-            self.client.execute(req).await.with_context(|| {
-                format!("could not reach {} (is the server running?)", self.url)
-            })?;
+        let resp = self.client.execute(req).await.map_err(|e| {
+            anyhow::anyhow!(
+                "could not reach {} (is the server running?): {}",
+                self.url,
+                root_cause(&e)
+            )
+        })?;
         Ok((request, resp))
     }
+}
+
+/// The innermost cause of a failed request ("Connection refused (os error 111)"): reqwest's
+/// own layers ("error sending request", "client error (Connect)", "tcp connect error") say
+/// only that it failed, one line each.
+fn root_cause(e: &reqwest::Error) -> String {
+    let mut cause: &dyn std::error::Error = e;
+    while let Some(next) = cause.source() {
+        cause = next;
+    }
+    if e.is_timeout() && !cause.to_string().contains("timed out") {
+        return format!("timed out ({cause})");
+    }
+    cause.to_string()
 }
 
 fn response_head(resp: &reqwest::Response) -> RawResponse {

@@ -2,7 +2,7 @@
 //! and for `man`.
 //!
 //! Completion scripts are static, so values that live in decks (card ids, deck ids, guided
-//! scenarios, the mock server's faults) are written into the script as value lists when it is
+//! scenarios, the mock server's faults, the rules `why` explains) are written into the script as value lists when it is
 //! generated: regenerate it after adding a deck.
 
 use std::io::Write;
@@ -83,6 +83,8 @@ pub fn man(args: &ManArgs) -> anyhow::Result<ExitCode> {
 /// What the shell can offer beyond the command line's own names.
 struct Values {
     cards: Vec<String>,
+    /// What `why` takes: the rules of docs/rules.md, then the cards.
+    rules_and_cards: Vec<String>,
     decks: Vec<String>,
     scenarios: Vec<String>,
     faults: Vec<String>,
@@ -91,7 +93,7 @@ struct Values {
 impl Values {
     fn load(g: &Global) -> Values {
         let lib = Library::load(&g.deck_dirs);
-        let cards = lib
+        let cards: Vec<String> = lib
             .cards()
             .map(|(d, c)| format!("{}/{}", d.meta.id, c.id))
             .collect();
@@ -105,8 +107,15 @@ impl Values {
             .iter()
             .map(|f| f.name().to_owned())
             .collect();
+        let rules_and_cards = crate::rules_doc::doc()
+            .rules
+            .iter()
+            .map(|r| r.id.clone())
+            .chain(cards.iter().cloned())
+            .collect();
         Values {
             cards,
+            rules_and_cards,
             decks,
             scenarios,
             faults,
@@ -120,7 +129,7 @@ fn with_values(cmd: Command, v: &Values) -> Command {
     let cmd = offer(cmd, &["quiz"], "decks", &v.decks);
     let cmd = offer(cmd, &["grade"], "card", &v.cards);
     let cmd = offer(cmd, &["decks", "show"], "card", &v.cards);
-    let cmd = offer(cmd, &["why"], "card", &v.cards);
+    let cmd = offer(cmd, &["why"], "what", &v.rules_and_cards);
     let cmd = offer(cmd, &["lab"], "scenario", &v.scenarios);
     let cmd = offer(cmd, &["lab"], "faults", &v.faults);
     offer(cmd, &["serve"], "faults", &v.faults)

@@ -178,14 +178,32 @@ fn warn_errors(errors: &[DeckError]) {
 fn list(g: &Global) -> anyhow::Result<ExitCode> {
     let lib = Library::load(&g.deck_dirs);
     warn_errors(&lib.errors);
+    let width = crate::term::width();
+    // The key column is as wide as the widest key, short of leaving the question too little
+    // room: a longer key puts its question on the next line instead.
+    let key_w = lib
+        .cards()
+        .map(|(d, c)| d.key(c).chars().count())
+        .max()
+        .unwrap_or(0)
+        .min(width.saturating_sub(2 + 1 + KIND_W + 1 + MIN_QUESTION));
     for d in &lib.decks {
-        println!(
-            "{}  {} ({} cards, {})",
-            paint(&d.meta.id, Style::new().bold()),
+        let n = d.cards.len();
+        let head = format!(
+            "{}  {} ({}, {})",
+            d.meta.id,
             d.meta.title,
-            d.cards.len(),
-            paint(&d.source, Style::new().dimmed())
+            crate::term::count(n, "card"),
+            d.source
         );
+        // Painted after wrapping, so the escape codes do not count as columns.
+        // Continued four columns in, deeper than a card's line.
+        let head = crate::term::wrap_to(&head, "", "    ", width).replacen(
+            &d.meta.id,
+            &paint(&d.meta.id, Style::new().bold()),
+            1,
+        );
+        println!("{head}");
         for c in &d.cards {
             let facts = if c.facts.is_empty() {
                 String::new()
@@ -199,25 +217,74 @@ fn list(g: &Global) -> anyhow::Result<ExitCode> {
                         .join(",")
                 )
             };
-            println!(
-                "  {:<44} {:<12} {}{}",
-                d.key(c),
-                c.kind_name(),
-                first_line(&c.question),
-                paint(facts, Style::new().dimmed())
-            );
+            let row = CardRow {
+                key: d.key(c),
+                kind: c.kind_name(),
+                question: c.question.trim().lines().next().unwrap_or(""),
+                facts: &facts,
+            };
+            for line in row.lines(key_w, width) {
+                println!("{line}");
+            }
         }
     }
     Ok(ExitCode::SUCCESS)
 }
 
-fn first_line(s: &str) -> String {
-    let line = s.trim().lines().next().unwrap_or("");
-    if line.chars().count() > 70 {
-        format!("{}…", line.chars().take(69).collect::<String>())
-    } else {
-        line.to_string()
+/// One card in `decks list`: its key and kind in columns, then its question cut to the
+/// width with `…` (the whole of it is `decks show KEY`), facts last and dimmed.
+struct CardRow<'a> {
+    key: String,
+    kind: &'a str,
+    question: &'a str,
+    facts: &'a str,
+}
+
+/// Kind names are at most this wide (`spot-the-bug`).
+const KIND_W: usize = 12;
+/// Less room than this beside the key and kind, and the question goes on a line of its own.
+const MIN_QUESTION: usize = 24;
+
+impl CardRow<'_> {
+    fn lines(&self, key_w: usize, width: usize) -> Vec<String> {
+        let columns = format!("  {:<key_w$} {:<KIND_W$} ", self.key, self.kind);
+        let beside = width.saturating_sub(columns.chars().count());
+        if self.key.chars().count() <= key_w && beside >= MIN_QUESTION {
+            return vec![format!("{columns}{}", self.tail(beside))];
+        }
+        // A key is never cut: it is what the other commands take. The kind joins the question
+        // under it.
+        let indent = "      ";
+        let under = format!("{indent}{:<KIND_W$} ", self.kind);
+        let tail = self.tail(width.saturating_sub(under.chars().count()));
+        vec![format!("  {}", self.key), format!("{under}{tail}")]
     }
+
+    /// The question and the facts in `room` columns: the facts go first when the question
+    /// would be left too short to read.
+    fn tail(&self, room: usize) -> String {
+        let facts_w = self.facts.chars().count();
+        let whole = self.question.chars().count() + facts_w <= room;
+        let (question, facts) = if whole || facts_w + 2 * MIN_QUESTION <= room {
+            (elide(self.question, room - facts_w), self.facts)
+        } else {
+            (elide(self.question, room), "")
+        };
+        format!("{question}{}", paint(facts, Style::new().dimmed()))
+    }
+}
+
+/// `text` in at most `room` columns, cut at a word with `…` when it does not fit.
+fn elide(text: &str, room: usize) -> String {
+    if text.chars().count() <= room {
+        return text.to_string();
+    }
+    let keep: String = text.chars().take(room.saturating_sub(1)).collect();
+    let cut = match keep.rfind(' ') {
+        Some(i) if i > keep.len() / 2 => &keep[..i],
+        _ => keep.as_str(),
+    };
+    format!("{}…", cut.trim_end_matches([' ', ',', ';', ':']))
 }
 
 fn show(g: &Global, key: &str) -> anyhow::Result<ExitCode> {
@@ -295,18 +362,39 @@ fn check(g: &Global, paths: &[PathBuf], list_unused: bool) -> anyhow::Result<Exi
     for p in &problems {
         eprintln!("{} {p}", paint_err("error:", Style::new().red().bold()));
     }
+    use crate::term::count;
     if problems.is_empty() {
         println!(
-            "{} {} deck(s), {cards} card(s): all checks and self-tests pass",
+            "{} {}, {}: all checks and self-tests pass",
             paint("ok:", Style::new().green().bold()),
-            lib.decks.len()
+            count(lib.decks.len(), "deck"),
+            count(cards, "card")
         );
         Ok(ExitCode::SUCCESS)
     } else {
+        // A deck file that did not load is a deck checked too: counting only the loaded ones
+        // said "2 problems in 1 deck" of two broken files.
+        let loaded: std::collections::BTreeSet<&str> =
+            lib.decks.iter().map(|d| d.source.as_str()).collect();
+        let unloaded: std::collections::BTreeSet<&str> = lib
+            .errors
+            .iter()
+            .map(|e| e.file.as_str())
+            .filter(|f| !loaded.contains(f))
+            .collect();
+        let decks = if unloaded.is_empty() {
+            count(lib.decks.len(), "deck")
+        } else {
+            format!(
+                "{} ({} did not load)",
+                count(lib.decks.len() + unloaded.len(), "deck file"),
+                unloaded.len()
+            )
+        };
         eprintln!(
-            "{} problem(s) in {} deck(s), {cards} card(s)",
-            problems.len(),
-            lib.decks.len()
+            "{} in {decks}, {}",
+            count(problems.len(), "problem"),
+            count(cards, "card")
         );
         Ok(ExitCode::from(1))
     }

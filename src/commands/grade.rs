@@ -12,10 +12,14 @@ use crate::judge::{Judge, Scope, Wait};
 use crate::store::Store;
 
 #[derive(Debug, clap::Args)]
+// Each example is one shell command; a long one is continued with `\` on lines short enough
+// that help never breaks them itself (a wrapped option could not be pasted as one command).
 #[command(after_help = "Examples:\n  \
-    mcp-tutor grade subscriptions/listen-first-message \"The server MUST first send notifications/subscriptions/acknowledged ...\"\n  \
+    mcp-tutor grade subscriptions/listen-first-message \\\n      \
+    \"The server MUST first send notifications/subscriptions/acknowledged ...\"\n  \
     echo \"b, c\" | mcp-tutor grade subscriptions/some-choice-card --json\n  \
-    mcp-tutor grade subscriptions/listen-first-message \"...\" --judge http://localhost:11434/v1 --judge-model llama3.1:8b\n  \
+    mcp-tutor grade subscriptions/listen-first-message \"...\" \\\n      \
+    --judge http://localhost:11434/v1 --judge-model llama3.1:8b\n  \
     mcp-tutor grade subscriptions/listen-first-message \"...\" --judge-prompt\n\n\
     Exits 0 whatever the verdict, and whatever becomes of the judge; non-zero only for an unknown\n\
     card, unreadable input or a judge set up wrong (no model, a URL that is not one).")]

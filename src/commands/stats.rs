@@ -14,6 +14,7 @@ use crate::deck::Library;
 use crate::global::Global;
 use crate::scheduler::{self, CardState, Phase, Scheduler};
 use crate::store::{ReviewRow, Store};
+use crate::term::count;
 use crate::term::ink::{bad as red, faint as dim, strong as bold};
 
 #[derive(Debug, clap::Args)]
@@ -114,7 +115,10 @@ pub struct Readiness {
     pub mean_recall: f64,
     /// Cards predicted at or above the desired retention on that day.
     pub ready: usize,
+    /// Studied cards predicted below the desired retention, the lowest first.
     pub at_risk: Vec<String>,
+    /// Cards never studied: no prediction to rank them by (their recall counts as nil above).
+    pub never_studied: usize,
 }
 
 /// How often the learner disputed a card's verdict (`!` in the quiz).
@@ -511,12 +515,15 @@ fn readiness(
         cards: recalls.len(),
         mean_recall: mean,
         ready,
+        // A card never studied has no memory to predict: listing those alphabetically as
+        // "most at risk" would name cards by their spelling.
         at_risk: recalls
             .iter()
-            .filter(|(_, r)| *r < sched.desired_retention)
+            .filter(|(k, r)| *r < sched.desired_retention && states.contains_key(k))
             .take(top)
             .map(|(k, _)| k.clone())
             .collect(),
+        never_studied: known.iter().filter(|k| !states.contains_key(*k)).count(),
     }
 }
 
@@ -533,15 +540,6 @@ fn by_text(label: &str) -> String {
         }
     }
     label.to_owned()
-}
-
-/// `n` and its noun, plural unless one: "1 review", "2 lapses".
-fn count(n: usize, noun: &str) -> String {
-    if n == 1 {
-        format!("{n} {noun}")
-    } else {
-        format!("{n} {noun}s")
-    }
 }
 
 fn pct(n: usize, of: usize) -> String {
@@ -573,6 +571,14 @@ fn render(s: &Stats, plain: bool, width: usize) -> String {
         ));
         if !e.at_risk.is_empty() {
             o.line(format_args!("  most at risk: {}", e.at_risk.join(", ")));
+        }
+        if e.never_studied > 0 {
+            o.line(format_args!(
+                "  not studied yet: {} (no review yet, so no recall to predict)",
+                count(e.never_studied, "card")
+            ));
+        }
+        if !e.at_risk.is_empty() || e.never_studied > 0 {
             o.line(format_args!(
                 "  practise them with: mcp-tutor quiz --exam {}",
                 e.date

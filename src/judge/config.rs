@@ -115,10 +115,21 @@ fn from_file(path: Option<&Path>) -> anyhow::Result<(FileJudge, String)> {
     let at = |offset: usize| crate::deck::locate::line_col(&text, offset);
     let file: ConfigFile = toml::from_str(&text).map_err(|e| {
         let (line, col) = e.span().map(|s| at(s.start)).unwrap_or((0, 0));
-        anyhow::anyhow!(
-            "{shown}:{line}:{col}: {} (the [judge] table takes url, model and timeout; the key is read only from {KEY_ENV})",
-            e.message().trim()
-        )
+        // serde lists every field it knows, the refused `key` and `api_key` among them: name
+        // only the ones to write, and the nearest.
+        let message = match unknown_field(e.message()) {
+            Some(name) => mock_server::names::unknown(
+                "[judge] field",
+                name,
+                FIELDS,
+                "the [judge] table takes url, model and timeout",
+            ),
+            None => format!(
+                "{} (the [judge] table takes url, model and timeout)",
+                e.message().trim()
+            ),
+        };
+        anyhow::anyhow!("{shown}:{line}:{col}: {message}; the key is read only from {KEY_ENV}")
     })?;
     let judge = file.judge.unwrap_or_default();
     if judge.key.is_some() {
@@ -127,6 +138,15 @@ fn from_file(path: Option<&Path>) -> anyhow::Result<(FileJudge, String)> {
         );
     }
     Ok((judge, shown))
+}
+
+/// The fields a `[judge]` table may hold.
+const FIELDS: [&str; 3] = ["url", "model", "timeout"];
+
+/// The field serde's "unknown field `modle`, expected one of …" names.
+fn unknown_field(message: &str) -> Option<&str> {
+    let rest = message.trim().strip_prefix("unknown field `")?;
+    rest.split_once('`').map(|(name, _)| name)
 }
 
 fn env(name: &str) -> Option<String> {
@@ -302,12 +322,27 @@ mod tests {
         assert!(e.contains("never read from a file"), "{e}");
         assert!(!e.contains("sk-1"), "{e}");
         std::fs::write(&f, "[judge]\ntimeout_secs = 3\n").unwrap();
-        let e = resolve(&JudgeArgs::default(), Scope::Learner, Some(f))
+        let e = resolve(&JudgeArgs::default(), Scope::Learner, Some(f.clone()))
             .err()
             .unwrap()
             .to_string();
         assert!(e.contains("timeout_secs"), "{e}");
         assert!(e.contains("config.toml:2:1"), "located: {e}");
+        // A misspelt field: the nearest one, and never the refused key as if it were expected.
+        std::fs::write(&f, "[judge]\nurl = \"http://h/v1\"\nmodle = \"m\"\n").unwrap();
+        let e = resolve(&JudgeArgs::default(), Scope::Learner, Some(f))
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(
+            e.ends_with(
+                "config.toml:3:1: no [judge] field `modle`: did you mean `model`? (the [judge] \
+                 table takes url, model and timeout); the key is read only from \
+                 MCP_TUTOR_JUDGE_KEY"
+            ),
+            "{e}"
+        );
+        assert!(!e.contains("api_key"), "{e}");
     }
 
     #[test]

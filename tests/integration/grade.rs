@@ -483,9 +483,7 @@ fn cloze_over_json_closes_objects_and_blanks_apart() {
         .args(["decks", "check", CLOZE_JSON])
         .assert()
         .success()
-        .stdout(contains(
-            "1 deck(s), 1 card(s): all checks and self-tests pass",
-        ));
+        .stdout(contains("1 deck, 1 card: all checks and self-tests pass"));
     tutor(&t)
         .args([
             "--decks",
@@ -555,4 +553,56 @@ fn an_answer_over_the_cap_says_it_was_cut() {
         .assert()
         .success()
         .stdout(contains("were graded").not());
+}
+
+/// `grade --help`'s examples can be pasted into a shell as they stand: each is one command,
+/// continued with `\` where it is long, never broken by the help's own wrapping.
+#[test]
+fn help_examples_are_whole_commands() {
+    let home = tempfile::tempdir().unwrap();
+    let out = crate::support::clean(home.path())
+        .args(["grade", "--help"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let help = String::from_utf8_lossy(&out);
+    let examples: Vec<&str> = help
+        .lines()
+        .skip_while(|l| *l != "Examples:")
+        .skip(1)
+        .take_while(|l| !l.trim().is_empty())
+        .collect();
+    let mut commands: Vec<String> = Vec::new();
+    let mut continued = false;
+    for line in examples {
+        let (body, more) = match line.trim().strip_suffix('\\') {
+            Some(b) => (b.trim(), true),
+            None => (line.trim(), false),
+        };
+        match commands.last_mut() {
+            Some(c) if continued => {
+                c.push(' ');
+                c.push_str(body);
+            }
+            _ => commands.push(body.to_owned()),
+        }
+        continued = more;
+    }
+    assert!(!continued, "{help}");
+    for c in &commands {
+        assert!(
+            c.starts_with("mcp-tutor grade ") || c.starts_with("echo "),
+            "a line of the examples is not a command of its own: {c:?}\n{help}"
+        );
+    }
+    assert!(
+        commands.contains(
+            &"mcp-tutor grade subscriptions/listen-first-message \"...\" --judge \
+              http://localhost:11434/v1 --judge-model llama3.1:8b"
+                .to_owned()
+        ),
+        "{commands:#?}"
+    );
 }

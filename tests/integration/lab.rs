@@ -62,6 +62,14 @@ macro_rules! scenario_snapshot {
         fn $test() {
             let (out, _home) = run_scenario($name, &right_answers($name));
             assert!(out.contains("predictions right"), "{out}");
+            let sc = scenario::find($name).expect("scenario exists");
+            let answers: Vec<usize> = sc
+                .steps
+                .iter()
+                .filter_map(|b| b.ask.as_ref())
+                .map(|q| q.answer_index().expect("validated letter"))
+                .collect();
+            crate::scenario_spoilers::assert_no_giveaway($name, &out, &answers);
             insta::assert_snapshot!(concat!("scenario_", $name), out);
         }
     };

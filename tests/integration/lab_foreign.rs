@@ -53,7 +53,11 @@ fn drop_and_friends_against_a_server_without_control_tools_say_so_and_the_script
         let url = echo_only_server(paged);
         let home = tempfile::tempdir().expect("tmp");
         let script = home.path().join("steps.txt");
-        std::fs::write(&script, "drop\nclose all\nfault\nchange tools\n").expect("script");
+        std::fs::write(
+            &script,
+            "drop\nclose all\nfault\nchange tools\nlist tools\n",
+        )
+        .expect("script");
         let out = tutor(home.path())
             .args(["lab", "--url", &url, "--script"])
             .arg(&script)
@@ -78,5 +82,9 @@ fn drop_and_friends_against_a_server_without_control_tools_say_so_and_the_script
         }
         // Nothing is judged as kept when nothing happened.
         assert!(!out.contains("✓"), "{out}");
+        // One tool is "1 tool".
+        assert!(out.contains("HTTP 200: 1 tool: echo"), "{out}");
+        // A change the server could not make is not blamed on the subscriptions.
+        assert!(!out.contains("nothing arrived on any stream"), "{out}");
     }
 }

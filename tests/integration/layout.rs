@@ -113,3 +113,31 @@ fn quiz_help() {
         "help\nquit\n",
     );
 }
+
+/// `decks list` at 60, 80 and 100 columns: no line wider than the screen, whatever the shipped
+/// decks hold; the fixture deck's part of it snapshot (the shipped cards change too often).
+#[test]
+fn decks_list_fits_the_width() {
+    for w in [60usize, 80, 100] {
+        let home = tempfile::tempdir().expect("tmp");
+        let out = clean(home.path())
+            .args(["--width", &w.to_string(), "--decks", crate::decks::GOOD])
+            .args(["decks", "list"])
+            .assert()
+            .success()
+            .get_output()
+            .stdout
+            .clone();
+        let out = String::from_utf8_lossy(&out);
+        let over: Vec<&str> = out.lines().filter(|l| l.chars().count() > w).collect();
+        assert!(over.is_empty(), "over {w} columns:\n{}", over.join("\n"));
+        assert!(out.lines().count() > 20, "{out}");
+        let demo: Vec<&str> = out
+            .lines()
+            .skip_while(|l| !l.starts_with("demo "))
+            .take_while(|l| l.starts_with("demo ") || l.starts_with(' '))
+            .collect();
+        assert!(!demo.is_empty(), "{out}");
+        insta::assert_snapshot!(format!("decks_list_{w}"), demo.join("\n"));
+    }
+}

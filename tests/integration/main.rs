@@ -21,6 +21,7 @@ mod quiz;
 mod quiz_process;
 mod readme;
 mod renamed;
+mod scenario_spoilers;
 mod serve;
 mod settle_quiz;
 mod sse_props;

@@ -579,10 +579,13 @@ fn undo_takes_back_the_red_flag_re_ask_too() {
         "{out}"
     );
     assert_eq!(count(&out, "] qz/first-message ·"), 2, "{out}");
+    // Its answer was on screen a minute ago: the second try is not `easy`, and the cap says
+    // why without calling the undone answer a failure it no longer counts as.
+    assert!(out.contains("you saw its answer minutes ago"), "{out}");
     assert_eq!(
         rated(home.path()),
         vec![
-            ("qz/first-message".into(), "easy".into()),
+            ("qz/first-message".into(), "good".into()),
             ("qz/first-followup".into(), "easy".into())
         ]
     );
@@ -703,4 +706,54 @@ fn dash_n_counts_questions_in_every_mode() {
         .stderr(predicates::str::contains(
             "-n 2 and --limit 3 both say how many questions to ask",
         ));
+}
+
+/// A name-it card's hint describes the name and never prints it, and a card without a
+/// go-deeper ladder does not offer `deeper`, while one with a ladder does.
+#[test]
+fn a_name_hint_gives_the_shape_and_deeper_is_offered_only_with_a_ladder() {
+    let home = tempfile::tempdir().unwrap();
+    let out = session(
+        home.path(),
+        DAY1,
+        &["--card", "qz/name-key"],
+        "hint\nhint\nhint\nhint\nio.modelcontextprotocol/subscriptionId\n\n",
+    );
+    // Three hints shown; the fourth found none left and is not counted.
+    assert!(flat(&out).contains("you took 3 hints"), "{out}");
+    let asked = flat(&out[..out.find("verdict:").expect("graded")]);
+    assert!(
+        asked.contains("hint: 2 parts joined by `/`; the first is itself 2 words joined by `.`"),
+        "{out}"
+    );
+    assert!(
+        asked.contains(
+            "hint: each part's first letter and length: i… (23 characters) / s… (14 characters)"
+        ),
+        "{out}"
+    );
+    assert!(!asked.contains("io.modelcontextprotocol"), "{asked}");
+    assert!(
+        asked.contains("Commands: hint, skip, undo, help, quit."),
+        "{out}"
+    );
+    assert!(!asked.contains("deeper"), "{asked}");
+    let home = tempfile::tempdir().unwrap();
+    let out = session(home.path(), DAY1, &["--card", "qz/first-message"], "quit\n");
+    assert!(
+        flat(&out).contains("Commands: hint, deeper, skip, undo, help, quit."),
+        "{out}"
+    );
+}
+
+/// Quitting an exam session says how to resume the exam, not the daily review.
+#[test]
+fn quitting_an_exam_session_resumes_the_exam() {
+    let home = tempfile::tempdir().unwrap();
+    let out = session(home.path(), DAY1, &["--exam", "2026-12-15"], "quit\n");
+    assert!(
+        flat(&out)
+            .contains("more waiting: run `mcp-tutor quiz --exam 2026-12-15` again to resume."),
+        "{out}"
+    );
 }

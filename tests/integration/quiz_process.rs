@@ -56,7 +56,9 @@ fn pty_session_answer_hint_undo_rate_quit_resume() {
     p.send_line(GOOD_FIRST).unwrap();
     p.exp_string("]  ... ").unwrap();
     p.send_line("").unwrap();
-    p.exp_string("Enter = easy").unwrap();
+    // Its answer was on screen a minute ago: not `easy`, and said so without calling it failed.
+    p.exp_string("you saw its answer minutes ago").unwrap();
+    p.exp_string("Enter = good").unwrap();
     p.exp_string("easy > ").unwrap();
     // One key, no Enter: `3` rates good at once.
     p.send("3").unwrap();

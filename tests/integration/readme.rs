@@ -10,11 +10,17 @@ struct Example {
     line: usize,
     command: String,
     shown: Vec<String>,
+    /// The exit status the README says it ends with (`$ cmd  # exits 1`), else 0.
+    code: i32,
 }
 
 /// Examples that need a running server, a network, files the reader supplies, or that never
 /// end (a server) are left out; everything else offline runs.
 fn runs_offline(cmd: &str) -> bool {
+    // `check` against the bundled server over stdio needs nothing but the binary.
+    if cmd.contains("check --stdio") && cmd.contains("-- mcp-tutor serve --stdio") {
+        return !cmd.trim_end().ends_with('&');
+    }
     let needs = [
         "serve --port",
         "serve --stdio",
@@ -64,15 +70,21 @@ fn examples(readme: &str) -> Vec<Example> {
                         line: i + 1,
                         command: cmd.to_owned(),
                         shown: Vec::new(),
+                        code: 0,
                     });
                 }
             }
             Some("console") => {
                 if let Some(cmd) = raw.strip_prefix("$ ") {
+                    let (cmd, code) = match cmd.split_once("  # exits ") {
+                        Some((c, n)) => (c.trim(), n.trim().parse().unwrap_or(-1)),
+                        None => (cmd, 0),
+                    };
                     out.push(Example {
                         line: i + 1,
                         command: cmd.to_owned(),
                         shown: Vec::new(),
+                        code,
                     });
                 } else if let Some(last) = out.last_mut() {
                     last.shown.push(raw.to_owned());
@@ -158,11 +170,12 @@ fn readme_examples_run_and_print_what_the_readme_shows() {
             .expect("sh runs");
         let stdout = String::from_utf8_lossy(&out.stdout);
         assert!(
-            out.status.success(),
-            "README.md:{}: `{}` failed ({}):\n{stdout}\n{}",
+            out.status.code() == Some(ex.code),
+            "README.md:{}: `{}` ended with {}, the README says {}:\n{stdout}\n{}",
             ex.line,
             ex.command,
             out.status,
+            ex.code,
             String::from_utf8_lossy(&out.stderr)
         );
         if let Err(e) = shows(&ex.shown, &stdout) {

@@ -110,6 +110,19 @@ fn stats_match_the_log() {
     assert_eq!(s["forecast"].as_array().unwrap().len(), 14);
     assert_eq!(s["exam"]["date"], "2026-12-20");
     assert_eq!(s["exam"]["cards"], s["cards_known"]);
+    // At risk means studied and fading: never-studied cards are counted apart, not ranked.
+    let studied: std::collections::BTreeSet<&str> =
+        live.iter().map(|r| r["card"].as_str().unwrap()).collect();
+    for c in s["exam"]["at_risk"].as_array().unwrap() {
+        assert!(
+            studied.contains(c.as_str().unwrap()),
+            "{c} was never studied"
+        );
+    }
+    assert_eq!(
+        s["exam"]["never_studied"].as_u64().unwrap() as usize,
+        s["cards_known"].as_u64().unwrap() as usize - studied.len()
+    );
 }
 
 #[test]

@@ -149,6 +149,11 @@ fn bash_completes_card_ids_scenarios_and_subcommand_options() {
     assert_eq!(cards, ["demo/ack-first"]);
     let cards = bash_complete(&script, &["mcp-tutor", "decks", "show", "demo/ack-f"]);
     assert_eq!(cards, ["demo/ack-first"]);
+    // `why` takes a rule or a card.
+    let rules = bash_complete(&script, &["mcp-tutor", "why", "tag-ma"]);
+    assert_eq!(rules, ["tag-matches-id"]);
+    let cards = bash_complete(&script, &["mcp-tutor", "why", "demo/ack-f"]);
+    assert_eq!(cards, ["demo/ack-first"]);
     let scenarios = bash_complete(&script, &["mcp-tutor", "lab", "--scenario", "ack"]);
     assert_eq!(scenarios, ["ack-first"]);
     let opts = bash_complete(&script, &["mcp-tutor", "stats", "--ex"]);

@@ -148,9 +148,11 @@ impl CheckRule {
                 "an unsupported version is refused with HTTP 400 and -32022 carrying data.supported and data.requested"
             }
             CheckRule::MissingMeta => {
-                "a request missing a required _meta field is refused with HTTP 400 and -32602"
+                "a request missing a required _meta field is refused with -32602 (over HTTP, status 400)"
             }
-            CheckRule::UnknownMethod => "an unknown method is answered with HTTP 404 and -32601",
+            CheckRule::UnknownMethod => {
+                "an unknown method is answered with -32601 (over HTTP, status 404)"
+            }
             CheckRule::OriginRejected => {
                 "a request with a foreign Origin is refused with HTTP 403 (DNS-rebinding protection)"
             }
@@ -270,12 +272,13 @@ impl CheckRule {
             | CheckRule::HeaderVersionMissing
             | CheckRule::HeaderVersionMismatch
             | CheckRule::UnsupportedVersion
-            | CheckRule::MissingMeta
-            | CheckRule::UnknownMethod
             | CheckRule::GetDeleteNotAllowed
             | CheckRule::OriginRejected
             | CheckRule::SseNoBuffering => true,
-            CheckRule::Discover
+            // Their refusals are JSON-RPC errors in the body: stdio carries them as well.
+            CheckRule::MissingMeta
+            | CheckRule::UnknownMethod
+            | CheckRule::Discover
             | CheckRule::WellFormed
             | CheckRule::AckFirst
             | CheckRule::HonouredSubset

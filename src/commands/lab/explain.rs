@@ -34,7 +34,7 @@ fn about(kind: &str) -> &'static str {
         method::CANCELLED => {
             "A server that tears a listen down on stdio names it in notifications/cancelled \
              (CAN intro: MUST, and for nothing else); SUB §Graceful Closure asks for the graceful \
-             result too. The two texts pull in different directions (docs/rules.md#teardown-tension)."
+             result too. The two texts pull in different directions (mcp-tutor why teardown-tension)."
         }
         method::MESSAGE | method::PROGRESS => {
             "notifications/message and notifications/progress never travel on a listen stream \
@@ -49,7 +49,7 @@ fn about(kind: &str) -> &'static str {
         }
         "error" => {
             "An error response to subscriptions/listen: the listen was refused, no stream, no \
-             acknowledgement (docs/rules.md#listen-errors)."
+             acknowledgement (mcp-tutor why listen-errors)."
         }
         _ => {
             "Only the acknowledgement, the change notifications the client asked for, and finally \
@@ -122,7 +122,10 @@ pub fn last(events: &[TranscriptEvent]) -> String {
     for v in broken {
         s.push_str(&format!(
             "broken: {} — {}\n  {}\n  spec: {}\n",
-            v.rule, v.title, v.detail, v.spec
+            v.rule,
+            v.title,
+            v.detail,
+            crate::rules_doc::pointer(&v.spec)
         ));
     }
     s

@@ -66,7 +66,8 @@ fn verdict_lines(out: &mut String, verdicts: &[RuleVerdict], m: &Marks, frame: O
         if let Some(f) = frame {
             let _ = writeln!(out, "      frame: {}", abbreviate(f));
         }
-        let _ = writeln!(out, "      spec: {}", v.spec);
+        // The same pointer `check` prints: a command an installed binary can follow.
+        let _ = writeln!(out, "      spec: {}", crate::rules_doc::pointer(&v.spec));
     }
     let passed: Vec<&str> = verdicts
         .iter()

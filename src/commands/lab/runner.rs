@@ -88,18 +88,29 @@ impl Runner {
         };
         let is_change = matches!(step, Step::Change(_) | Step::Update(_));
         let frames_before = self.frames();
+        let errors_before = self.errors();
         let go_on = self.lab.run(step).await;
         if let Some(w) = extra_wait {
             tokio::time::sleep(w).await;
         }
         self.settle().await;
-        if is_change && self.frames() == frames_before {
+        // A change the server could not make (it has no such tool, say) explains itself; that
+        // no subscription heard of it would be beside the point.
+        if is_change && self.frames() == frames_before && self.errors() == errors_before {
             self.lab.emit(TranscriptEvent::Info {
                 text: "nothing arrived on any stream: no open subscription asked for this change"
                     .into(),
             });
         }
         go_on
+    }
+
+    fn errors(&self) -> usize {
+        self.lab
+            .events
+            .iter()
+            .filter(|e| matches!(e, TranscriptEvent::Error { .. }))
+            .count()
     }
 
     fn frames(&self) -> usize {

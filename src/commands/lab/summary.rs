@@ -20,7 +20,8 @@ pub(super) fn summarise(method_name: &str, reply: Option<&Message>) -> String {
     }
     let names = |list: &str, field: &str| -> String {
         let n = reply.listed(list).len();
-        format!("{n} {list}: {}", reply.listed_names(list, field).join(", "))
+        let noun = crate::term::count(n, list.trim_end_matches('s'));
+        format!("{noun}: {}", reply.listed_names(list, field).join(", "))
     };
     match method_name {
         method::TOOLS_LIST => names("tools", "name"),

@@ -14,9 +14,18 @@ pub struct Effort {
     pub hints: u32,
     /// Go-deeper rungs read before answering.
     pub deeper_before: u32,
-    /// The card was failed minutes ago (earlier in this session, or it is still on its first
-    /// (re)learning step): its answer is fresh in mind, so `easy` would overstate it.
-    pub failed_recently: bool,
+    /// The card's answer is fresh in mind, so `easy` would overstate it.
+    pub fresh: Option<Fresh>,
+}
+
+/// Why a card's answer is fresh in mind: said as it happened, not as a failure it was not.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fresh {
+    /// Failed earlier in this session.
+    Failed,
+    /// Its answer was shown minutes ago: answered (then undone) in this session, or still on
+    /// its first learning step after a rating in the last hour.
+    Seen,
 }
 
 /// The suggestion and, when something held it down, the ceiling and why.
@@ -64,9 +73,17 @@ pub fn suggest(grade: &Grade, e: &Effort) -> Suggestion {
     } else if e.seconds > e.basics_target as f32 {
         cap = min(cap, Rating::Good);
     }
-    if e.failed_recently && cap == Rating::Easy {
+    if let Some(fresh) = e.fresh
+        && cap == Rating::Easy
+    {
         cap = Rating::Good;
-        reasons.push("you failed it minutes ago".to_string());
+        reasons.push(
+            match fresh {
+                Fresh::Failed => "you failed it minutes ago",
+                Fresh::Seen => "you saw its answer minutes ago",
+            }
+            .to_string(),
+        );
     }
     let all_points = grade.points.iter().all(|p| p.hit);
     let base = match grade.verdict {
@@ -172,10 +189,18 @@ mod tests {
     fn a_card_failed_minutes_ago_is_never_easy() {
         let g = grade(Verdict::Pass, true, false);
         let mut e = effort(5.0);
-        e.failed_recently = true;
+        e.fresh = Some(Fresh::Failed);
         let s = suggest(&g, &e);
         assert_eq!((s.rating, s.cap), (Rating::Good, Rating::Good));
-        assert!(s.reasons.iter().any(|r| r.contains("minutes ago")));
+        assert_eq!(s.reasons, vec!["you failed it minutes ago".to_string()]);
+        // Passed with a hint, or undone: seen, not failed.
+        e.fresh = Some(Fresh::Seen);
+        let s = suggest(&g, &e);
+        assert_eq!((s.rating, s.cap), (Rating::Good, Rating::Good));
+        assert_eq!(
+            s.reasons,
+            vec!["you saw its answer minutes ago".to_string()]
+        );
     }
 
     #[test]

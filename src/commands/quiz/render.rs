@@ -218,7 +218,14 @@ impl Screen {
             self.piece(piece);
         }
         if !self.interviewer {
-            self.para(&dim(kind.how_to_answer()), "", "");
+            // `deeper` is offered only where there is a ladder to climb.
+            let how = kind.how_to_answer();
+            let how = if card.has_ladder() {
+                how.to_string()
+            } else {
+                how.replace("hint, deeper, skip", "hint, skip")
+            };
+            self.para(&dim(&how), "", "");
         }
         self.flush();
     }

@@ -5,7 +5,9 @@ use mock_server::protocol::{self, Message, RequestId, error_code, header, meta, 
 use mock_server::validator::{CheckRule, Finding};
 use serde_json::{Value, json};
 
+use super::probe::Probe;
 use super::reply_summary;
+use crate::client::link::Reply;
 use crate::client::{Exchange, HeaderEdits, HttpClient};
 use crate::commands::check::report::Report;
 
@@ -268,6 +270,53 @@ async fn meta_and_method_checks(client: &HttpClient, report: &mut Report) {
         Some(error_code::METHOD_NOT_FOUND),
     );
     report.add(f);
+}
+
+/// stdio: the `_meta` and unknown-method refusals live in the body, not the header layer, so
+/// they are judged there too, by their error codes (there is no status line).
+pub(super) async fn body_checks(p: &mut Probe<'_>) {
+    let what = "tools/list whose _meta lacks io.modelcontextprotocol/clientCapabilities";
+    let reply = p
+        .request_edited(method::TOOLS_LIST, json!({}), |m| {
+            if let Some(meta) = m["params"]["_meta"].as_object_mut() {
+                meta.remove(meta::CLIENT_CAPABILITIES);
+            }
+        })
+        .await;
+    p.report.add(judge_error_code(
+        CheckRule::MissingMeta,
+        what,
+        reply,
+        error_code::INVALID_PARAMS,
+    ));
+    let reply = p.request(BOGUS_METHOD, json!({})).await;
+    p.report.add(judge_error_code(
+        CheckRule::UnknownMethod,
+        &format!("{BOGUS_METHOD} (an unknown method)"),
+        reply,
+        error_code::METHOD_NOT_FOUND,
+    ));
+}
+
+/// A refusal over stdio: the reply must be the JSON-RPC error `code`.
+fn judge_error_code(rule: CheckRule, what: &str, got: anyhow::Result<Reply>, code: i64) -> Finding {
+    let want = format!(
+        "error {code} ({})",
+        error_code::name(code).unwrap_or("error")
+    );
+    match got {
+        Err(e) => Finding::fail(rule, format!("{what}: {e:#}")),
+        Ok(r) if r.message.as_ref().and_then(Message::error).map(|e| e.code) == Some(code) => {
+            Finding::pass(rule, format!("{what}: {want}"))
+        }
+        Ok(r) => Finding::fail(
+            rule,
+            format!(
+                "{what}: expected {want}, got {}",
+                reply_summary(None, r.message.as_ref())
+            ),
+        ),
+    }
 }
 
 /// A foreign Origin (403), and a modern client's GET and DELETE (405).

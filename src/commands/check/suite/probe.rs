@@ -186,7 +186,19 @@ impl<'l> Probe<'l> {
 
     /// Sends a request and waits (the link's timeout) for its reply.
     pub(super) async fn request(&mut self, m: &str, params: Value) -> anyhow::Result<Reply> {
-        let msg = protocol::request(&self.id(), m, params);
+        self.request_edited(m, params, |_| {}).await
+    }
+
+    /// Like [`Probe::request`], with the message changed by `edit` before it goes out (a
+    /// probe that leaves out a required field).
+    pub(super) async fn request_edited(
+        &mut self,
+        m: &str,
+        params: Value,
+        edit: impl FnOnce(&mut Value),
+    ) -> anyhow::Result<Reply> {
+        let mut msg = protocol::request(&self.id(), m, params);
+        edit(&mut msg);
         let link = self.link;
         let reply = self.alongside(link.request(msg)).await?;
         if !self.streams()

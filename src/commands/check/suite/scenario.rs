@@ -15,7 +15,7 @@ use mock_server::validator::{CheckRule, Finding, Validator};
 use serde_json::{Value, json};
 
 use super::Config;
-use super::headers::{header_checks, judge_discover};
+use super::headers::{body_checks, header_checks, judge_discover};
 use super::probe::{Catalogue, Listen, Probe};
 use crate::client::link::Transport;
 use crate::commands::check::endpoint;
@@ -159,6 +159,7 @@ pub(super) async fn run(p: &mut Probe<'_>) -> anyhow::Result<()> {
     match p.link().http() {
         Some(http) => header_checks(http, &mut p.report).await,
         None => {
+            body_checks(p).await;
             for rule in CheckRule::all().iter().copied().filter(|r| r.http_only()) {
                 p.report.skip(
                     rule,

@@ -81,8 +81,10 @@ impl Session {
             if COMMANDS.contains(&word.as_str()) {
                 match word.as_str() {
                     "hint" => {
-                        hints += 1;
-                        self.hint(card, &mut shown_points);
+                        // Like `deeper`: only a hint actually shown counts.
+                        if self.hint(card, &mut shown_points) {
+                            hints += 1;
+                        }
                     }
                     "deeper" => {
                         // Only a rung actually shown costs anything: a card without a ladder,
@@ -163,39 +165,26 @@ impl Session {
         }
     }
 
-    fn hint(&mut self, card: &Card, shown: &mut usize) {
-        // Required points first: they are what the question turns on.
-        let mut order: Vec<&crate::card::Point> =
-            card.points.iter().filter(|p| p.required).collect();
-        order.extend(card.points.iter().filter(|p| !p.required));
-        if let Some(p) = order.get(*shown) {
-            *shown += 1;
+    /// Shows the next hint; false when there was none left (which costs nothing).
+    fn hint(&mut self, card: &Card, shown: &mut usize) -> bool {
+        let hints = crate::card_kind::of(card.kind).hints(card);
+        let Some(h) = hints.get(*shown) else {
             self.screen.line(&format!(
-                "{} cover this: {} ({} of {})",
-                cyan_hint(),
-                p.label,
-                *shown,
-                order.len()
+                "{} no more hints for this card (nothing was counted against your rating).",
+                cyan_hint()
             ));
-        } else if let Some(hint) = crate::card_kind::of(card.kind).last_hint(card) {
-            self.screen.line(&format!("{} {hint}", cyan_hint()));
-        } else if let Some(step) = card.deeper.as_ref().and_then(|d| d.steps.first()) {
-            self.screen.line(&format!("{} {step}", cyan_hint()));
-        } else {
-            self.screen
-                .line(&format!("{} no more hints for this card.", cyan_hint()));
-        }
+            return false;
+        };
+        *shown += 1;
+        self.screen.line(&format!("{} {h}", cyan_hint()));
         self.screen
             .line(&dim("(a hint caps this card's rating at `hard`)"));
+        true
     }
 
     /// Shows rung `rung` (1-based) of the card's ladder; false when there was nothing to show.
     pub(super) fn deeper(&mut self, card: &Card, rung: u32) -> bool {
-        let Some(d) = card
-            .deeper
-            .as_ref()
-            .filter(|d| !d.steps.is_empty() || !d.explanation.trim().is_empty())
-        else {
+        let Some(d) = card.deeper.as_ref().filter(|_| card.has_ladder()) else {
             self.screen.line(&format!(
                 "{} this card has no go-deeper ladder (nothing was counted against your rating).",
                 dim("deeper:")

@@ -50,9 +50,11 @@ impl Session {
                     rung += 1;
                     self.deeper(card, rung);
                 }
-                "hint" => self
-                    .screen
-                    .line(&dim("the answers are above; `deeper` goes further.")),
+                "hint" => self.screen.line(&dim(if card.has_ladder() {
+                    "the answers are above; `deeper` goes further."
+                } else {
+                    "the answers are above."
+                })),
                 "!" | "dispute" => {
                     if let Some(r) = self.dispute(input)? {
                         return Ok(RatingReply::Rated(r));

@@ -101,6 +101,8 @@ pub struct Session {
     asked_followups: HashSet<String>,
     reasks: HashMap<String, u8>,
     outcomes: Vec<Outcome>,
+    /// Cards whose answer this session has shown (kept through `undo`).
+    revealed: HashSet<String>,
     asked: usize,
     session_id: String,
     /// The model judge, when the learner set one up.
@@ -210,6 +212,7 @@ impl Session {
             asked_followups: HashSet::new(),
             reasks: HashMap::new(),
             outcomes: Vec::new(),
+            revealed: HashSet::new(),
             asked: 0,
             last_key: None,
             session_id: format!(
@@ -348,9 +351,10 @@ impl Session {
                 solid_target: s,
                 hints,
                 deeper_before: deeper,
-                failed_recently: self.failed_recently(key),
+                fresh: self.fresh(key),
             }
         };
+        self.revealed.insert(key.to_owned());
         if !self.args.interviewer {
             self.screen.feedback(key, &shown.card, &grade, seconds);
         } else {
@@ -461,17 +465,21 @@ impl Session {
         self.outcomes.iter().any(|o| o.key == key)
     }
 
-    /// Failed in this session, or still on its first (re)learning step from a failure in the
-    /// last hour: `easy` would only measure that the answer was just shown.
-    fn failed_recently(&self, key: &str) -> bool {
-        let here = self
+    /// Failed in this session; or its answer shown in this session (an `undo` brings a card
+    /// back), or still on its first (re)learning step from a rating in the last hour: `easy`
+    /// would only measure that the answer was just shown.
+    fn fresh(&self, key: &str) -> Option<rating::Fresh> {
+        let failed = self
             .outcomes
             .iter()
             .any(|o| o.key == key && (o.rating == Rating::Again || o.verdict == Verdict::Fail));
+        if failed {
+            return Some(rating::Fresh::Failed);
+        }
         let stored = self.states.get(key).is_some_and(|s| {
             s.is_failing() && scheduler::now() - s.last_review < chrono::Duration::hours(1)
         });
-        here || stored
+        (stored || self.revealed.contains(key)).then_some(rating::Fresh::Seen)
     }
 
     /// A red-flagged card that comes straight back (nothing else is queued before it): on a

@@ -46,7 +46,13 @@ impl Session {
                     "{n} more not practised; cram keeps no queue, so the next cram starts afresh."
                 ),
                 ReviewMode::Interview => format!("{n} more questions not asked in this interview."),
-                _ => format!("{n} more waiting: run `mcp-tutor quiz` again to resume."),
+                // An exam session resumes with its date, in its own order.
+                _ => match self.args.exam {
+                    Some(d) => format!(
+                        "{n} more waiting: run `mcp-tutor quiz --exam {d}` again to resume."
+                    ),
+                    None => format!("{n} more waiting: run `mcp-tutor quiz` again to resume."),
+                },
             };
             self.screen.line(&line);
         }
