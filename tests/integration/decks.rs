@@ -54,7 +54,7 @@ fn the_built_in_decks_and_the_corpus_pass_every_check() {
     assert_eq!(
         lines[1],
         format!(
-            "ok: {} deck(s), {cards} card(s): all checks and self-tests pass",
+            "ok: {} decks, {cards} cards: all checks and self-tests pass",
             lib.decks.len()
         )
     );
@@ -73,7 +73,7 @@ fn check_with_decks_checks_that_folder_unless_asked_for_all() {
     crate::support::assert_exact(&out.stderr, "");
     crate::support::assert_exact(
         &out.stdout,
-        "ok: 1 deck(s), 9 card(s): all checks and self-tests pass\n",
+        "ok: 1 deck, 9 cards: all checks and self-tests pass\n",
     );
     assert_eq!(out.status.code(), Some(0));
     let out = tutor(&t)
