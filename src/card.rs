@@ -283,6 +283,12 @@ pub struct RedFlag {
     /// Answers that must not fire it: negated or corrected mentions.
     #[serde(default)]
     pub non_examples: Vec<String>,
+    /// Catalogue entries only: true statements close to the misconception, which it must not
+    /// fire on. A non-example denies the misconception; a truth states what is right nearby
+    /// ("retrying an answered request under its old id"), and `decks check` grades it against
+    /// every card the entry reaches.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub truths: Vec<String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

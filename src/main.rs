@@ -1,11 +1,10 @@
 use std::process::ExitCode;
 
-use clap::Parser;
 use mcp_tutor::{commands, term};
 
 fn main() -> ExitCode {
     term::end_quietly_when_reader_leaves();
-    let cli = commands::Cli::parse();
+    let cli = commands::Cli::from_env();
     term::init(cli.global.color, cli.global.plain, cli.global.width);
     match commands::run(cli) {
         Ok(code) => code,

@@ -205,6 +205,20 @@ impl RulesDoc {
             };
             // Type names (TS, JSON, EX) and SEP sections are followed on the page itself.
             let free_form = matches!(tag, "TS" | "JSON" | "EX") || tag.starts_with("SEP");
+            if tag == "TS" && !rest.is_empty() {
+                // The schema page has an anchor per type: `#cancellednotification`.
+                let ty: String = rest
+                    .split_whitespace()
+                    .next()
+                    .unwrap_or_default()
+                    .chars()
+                    .filter(char::is_ascii_alphanumeric)
+                    .collect();
+                if !ty.is_empty() {
+                    out.push(format!("{page}#{}", ty.to_ascii_lowercase()));
+                    continue;
+                }
+            }
             if rest.is_empty() || rest == "intro" || free_form {
                 out.push(page.clone());
                 continue;

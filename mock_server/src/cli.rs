@@ -1,11 +1,11 @@
-//! The command line shared by the `mock_server` binary and `mcp-tutor serve`.
+//! The command line shared by the `mcp-tutor-mock` binary and `mcp-tutor serve`.
 
 use std::net::{IpAddr, Ipv4Addr};
 use std::time::Duration;
 
 use crate::{Config, Fault, Limits, start_http};
 
-/// Options of `mock_server` and `mcp-tutor serve`.
+/// Options of `mcp-tutor-mock` and `mcp-tutor serve`.
 #[derive(Debug, Clone, clap::Args)]
 #[command(after_help = after_help())]
 pub struct ServeArgs {

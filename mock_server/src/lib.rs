@@ -5,8 +5,8 @@
 //!
 //! ```no_run
 //! # async fn demo() -> anyhow::Result<()> {
-//! use mock_server::{Config, Fault, start_http};
-//! use mock_server::protocol::{NotificationKind, RequestId};
+//! use mcp_tutor_mock::{Config, Fault, start_http};
+//! use mcp_tutor_mock::protocol::{NotificationKind, RequestId};
 //!
 //! let server = start_http(Config::default()).await?;     // 127.0.0.1, a free port
 //! println!("{}", server.url);                            // http://127.0.0.1:PORT/mcp
@@ -26,7 +26,7 @@
 //! - [`Control`]: `trigger`, `close`, `close_all`, `drop_all`, `set_fault`, `faults`,
 //!   `subscriptions` (→ [`SubscriptionInfo`]), `shutdown`. Works the same for both transports.
 //! - [`cli::ServeArgs`] / [`cli::run`]: the `--host/--port/--stdio/--fault` command line shared by
-//!   the `mock_server` binary and `mcp-tutor serve`.
+//!   the `mcp-tutor-mock` binary and `mcp-tutor serve`.
 //! - [`Fault`]: one per rule, `--fault NAME` names, [`Fault::rule`] and [`Fault::spec`].
 //! - [`protocol`]: the ONE place for MCP message types and constants.
 //!

@@ -3,8 +3,8 @@
 //! and `reset`, over real loopback HTTP and stdio; refused by a server bound elsewhere.
 
 use crate::common::*;
-use mock_server::protocol::{RequestId, method};
-use mock_server::{Config, Fault};
+use mcp_tutor_mock::protocol::{RequestId, method};
+use mcp_tutor_mock::{Config, Fault};
 use serde_json::{Value, json};
 
 fn text(reply: &Value) -> &str {
@@ -170,7 +170,7 @@ async fn control_tools_work_on_stdio() {
 }
 
 fn protocol_listen(id: &str) -> Value {
-    mock_server::protocol::listen_request(
+    mcp_tutor_mock::protocol::listen_request(
         &RequestId::from(id),
         &filter(json!({"toolsListChanged": true})),
     )

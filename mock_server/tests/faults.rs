@@ -6,11 +6,11 @@ use std::collections::BTreeSet;
 use std::time::Duration;
 
 use crate::common::*;
-use mock_server::protocol::{NotificationKind, RequestId, method};
-use mock_server::{Config, Fault};
+use mcp_tutor_mock::protocol::{NotificationKind, RequestId, method};
+use mcp_tutor_mock::{Config, Fault};
 use serde_json::{Value, json};
 
-fn requested() -> mock_server::protocol::SubscriptionFilter {
+fn requested() -> mcp_tutor_mock::protocol::SubscriptionFilter {
     filter(json!({"toolsListChanged": true,
                   "resourceSubscriptions": ["mock://notes/today", "mock://nope"]}))
 }
@@ -158,13 +158,13 @@ async fn stdio_cancel_run(faults: &[Fault]) -> (Vec<Value>, BTreeSet<&'static st
     });
     let id = RequestId::Int(7);
     let f = requested();
-    c.send(&mock_server::protocol::listen_request(&id, &f))
+    c.send(&mcp_tutor_mock::protocol::listen_request(&id, &f))
         .await;
     let mut msgs = vec![c.next_msg().await.unwrap()];
     c.control.trigger(NotificationKind::ToolsListChanged, None);
     msgs.push(c.next_msg().await.unwrap());
     let cancelled_at = msgs.len();
-    c.send(&mock_server::protocol::cancelled(&id, Some("done")))
+    c.send(&mcp_tutor_mock::protocol::cancelled(&id, Some("done")))
         .await;
     // A request answered after the cancel proves the cancel was read first.
     c.send(&req(99, method::TOOLS_LIST, json!({}))).await;

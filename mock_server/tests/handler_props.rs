@@ -1,10 +1,10 @@
 //! Property tests of both request handlers (the bounded CI counterpart of the `fuzz/` target):
 //! mutated requests, headers and lines never panic and always get a reply that keeps the
-//! server's contract (`mock_server::fuzzing`). Case counts are fixed so a run stays short;
+//! server's contract (`mcp_tutor_mock::fuzzing`). Case counts are fixed so a run stays short;
 //! `PROPTEST_CASES` raises them for a longer hunt.
 
-use mock_server::fuzzing::{Harness, http_reply_problem, stdio_reply_problem};
-use mock_server::protocol::{self, RequestId, SubscriptionFilter, header as h, method};
+use mcp_tutor_mock::fuzzing::{Harness, http_reply_problem, stdio_reply_problem};
+use mcp_tutor_mock::protocol::{self, RequestId, SubscriptionFilter, header as h, method};
 use proptest::prelude::*;
 use serde_json::{Value, json};
 

@@ -6,8 +6,8 @@
 use std::time::Duration;
 
 use crate::common::*;
-use mock_server::protocol::{NotificationKind, error_code as code, method};
-use mock_server::{Config, Limits};
+use mcp_tutor_mock::protocol::{NotificationKind, error_code as code, method};
+use mcp_tutor_mock::{Config, Limits};
 use serde_json::json;
 use tokio::io::AsyncWriteExt;
 use tokio::net::TcpStream;

@@ -2,7 +2,7 @@
 //! loopback HTTP.
 
 use crate::common::*;
-use mock_server::protocol::{PROTOCOL_VERSION, error_code as code, header as h, meta, method};
+use mcp_tutor_mock::protocol::{PROTOCOL_VERSION, error_code as code, header as h, meta, method};
 use serde_json::{Value, json};
 
 fn err_code(v: &Value) -> i64 {
@@ -46,7 +46,7 @@ async fn invalid_origin_is_403_and_loopback_origin_is_fine() {
 
 #[tokio::test]
 async fn configured_origin_is_allowed() {
-    let s = server(mock_server::Config {
+    let s = server(mcp_tutor_mock::Config {
         allowed_origins: vec!["https://tutor.example".into()],
         ..Default::default()
     })
@@ -347,7 +347,7 @@ async fn undeclared_capability_is_400_with_required_capabilities() {
         b["error"]["data"]["requiredCapabilities"],
         json!({"sampling": {}})
     );
-    let declared = mock_server::protocol::request_with(
+    let declared = mcp_tutor_mock::protocol::request_with(
         &6.into(),
         method::TOOLS_CALL,
         json!({"name": "test_missing_capability", "arguments": {}}),
@@ -380,8 +380,8 @@ async fn unknown_and_removed_methods_are_404_method_not_found() {
 async fn notifications_are_202_with_an_empty_body() {
     let s = default_server().await;
     for n in [
-        mock_server::protocol::cancelled(&"listen-1".into(), Some("bye")),
-        mock_server::protocol::notification("notifications/whatever", json!({})),
+        mcp_tutor_mock::protocol::cancelled(&"listen-1".into(), Some("bye")),
+        mcp_tutor_mock::protocol::notification("notifications/whatever", json!({})),
     ] {
         let r = post(&s.url, &n).await;
         assert_eq!(r.status().as_u16(), 202);
@@ -535,7 +535,7 @@ async fn logging_only_when_asked_and_never_requests_on_a_stream() {
     );
     assert_eq!(msgs[1]["id"], 2);
     // Elicitation is asked for with an input_required result, never a server request.
-    let el = mock_server::protocol::request_with(
+    let el = mcp_tutor_mock::protocol::request_with(
         &3.into(),
         method::TOOLS_CALL,
         json!({"name": "test_streaming_elicitation", "arguments": {}}),

@@ -4,8 +4,8 @@
 use std::time::Duration;
 
 use crate::common::*;
-use mock_server::protocol::{self, NotificationKind, RequestId, meta, method};
-use mock_server::{Config, Transport};
+use mcp_tutor_mock::protocol::{self, NotificationKind, RequestId, meta, method};
+use mcp_tutor_mock::{Config, Transport};
 use serde_json::json;
 
 #[tokio::test]
@@ -75,7 +75,10 @@ async fn only_requested_types_are_delivered_and_tags_keep_the_id_type() {
             protocol::resource_updated(&id, "mock://notes/today")
         );
         assert!(s.control.close(&id));
-        assert_eq!(r.next_msg().await.unwrap(), mock_server::close_result(&id));
+        assert_eq!(
+            r.next_msg().await.unwrap(),
+            mcp_tutor_mock::close_result(&id)
+        );
         assert_eq!(
             r.next_msg().await,
             None,
@@ -163,7 +166,10 @@ async fn triggers_work_from_any_client_through_tools() {
     );
     let (st, b) = call(&s.url, &tool(11, "test_close_subscriptions", json!({}))).await;
     assert_eq!(st, 200, "{b}");
-    assert_eq!(r.next_msg().await.unwrap(), mock_server::close_result(&id));
+    assert_eq!(
+        r.next_msg().await.unwrap(),
+        mcp_tutor_mock::close_result(&id)
+    );
     assert_eq!(r.next_msg().await, None);
     s.shutdown().await;
 }
@@ -196,7 +202,7 @@ async fn concurrent_subscriptions_each_carry_their_own_id() {
     assert!(s.control.close(&2.into()));
     assert_eq!(
         b.next_msg().await.unwrap(),
-        mock_server::close_result(&2.into())
+        mcp_tutor_mock::close_result(&2.into())
     );
     wait_subs(&s.control, 1).await;
     s.control.trigger(NotificationKind::ToolsListChanged, None);
@@ -259,7 +265,7 @@ async fn keep_alive_comments_flow_on_idle_streams() {
     );
     s.control.close_all();
     let (msgs, end) = r.rest().await;
-    assert_eq!(msgs, vec![mock_server::close_result(&4.into())]);
+    assert_eq!(msgs, vec![mcp_tutor_mock::close_result(&4.into())]);
     assert_eq!(end, Sse::End);
     s.shutdown().await;
 }

@@ -1,5 +1,5 @@
-//! mock_server's tests, as one binary: each file was its own crate once, and each linked tokio,
-//! axum and reqwest again (12 links per build). `cargo test -p mock_server --test integration
+//! The mock server's tests (package mcp-tutor-mock), as one binary: each file was its own crate once, and each linked tokio,
+//! axum and reqwest again (12 links per build). `cargo test -p mcp-tutor-mock --test integration
 //! faults::` runs one file.
 
 mod common;

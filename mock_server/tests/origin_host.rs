@@ -3,7 +3,7 @@
 //! tricky values is a unit test in `src/http/guard.rs`.
 
 use crate::common::*;
-use mock_server::protocol::{error_code as code, method};
+use mcp_tutor_mock::protocol::{error_code as code, method};
 use serde_json::json;
 
 fn discover() -> serde_json::Value {
@@ -149,7 +149,7 @@ async fn a_foreign_host_or_absolute_form_target_is_403() {
 
 #[tokio::test]
 async fn a_server_bound_beyond_loopback_checks_host_syntax_but_not_names() {
-    let s = server(mock_server::Config {
+    let s = server(mcp_tutor_mock::Config {
         host: "0.0.0.0"
             .parse()
             .unwrap_or(std::net::Ipv4Addr::UNSPECIFIED.into()),
@@ -170,7 +170,7 @@ async fn a_server_bound_beyond_loopback_checks_host_syntax_but_not_names() {
 
 #[tokio::test]
 async fn an_allowed_origin_that_is_not_an_origin_stops_the_start() {
-    let r = mock_server::start_http(mock_server::Config {
+    let r = mcp_tutor_mock::start_http(mcp_tutor_mock::Config {
         allowed_origins: vec!["https://tutor.example/".into()],
         ..Default::default()
     })

@@ -3,8 +3,8 @@
 //! every list is one page.
 
 use crate::common::*;
-use mock_server::Config;
-use mock_server::protocol::{error_code as code, method};
+use mcp_tutor_mock::Config;
+use mcp_tutor_mock::protocol::{error_code as code, method};
 use serde_json::{Value, json};
 
 fn paged(n: usize) -> Config {

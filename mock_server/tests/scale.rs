@@ -3,7 +3,7 @@
 
 use crate::common::*;
 use futures_util::future::join_all;
-use mock_server::protocol::{self, NotificationKind, RequestId, method};
+use mcp_tutor_mock::protocol::{self, NotificationKind, RequestId, method};
 use serde_json::json;
 
 const STREAMS: usize = 1000;
@@ -56,7 +56,7 @@ async fn a_thousand_concurrent_listen_streams() {
                 let (msgs, end) = r.rest().await;
                 assert_eq!(
                     msgs,
-                    vec![mock_server::close_result(&RequestId::Int(i as i64))]
+                    vec![mcp_tutor_mock::close_result(&RequestId::Int(i as i64))]
                 );
                 end
             }),

@@ -1,10 +1,10 @@
 //! Graceful shutdown with open streams: every stream gets its result first, then the server stops.
-//! Also the binaries: `mock_server` (HTTP + SIGINT, and `--stdio`) print and behave as documented.
+//! Also the binaries: `mcp-tutor-mock` (HTTP + SIGINT, and `--stdio`) print and behave as documented.
 
 use std::process::Stdio;
 
 use crate::common::*;
-use mock_server::protocol::{self, method};
+use mcp_tutor_mock::protocol::{self, method};
 use serde_json::json;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
@@ -25,7 +25,7 @@ async fn shutdown_ends_every_stream_with_its_result() {
     for (r, id) in readers.iter_mut().zip(&ids) {
         let (msgs, end) = r.rest().await;
         let id = protocol::RequestId::from_value(id).unwrap();
-        assert_eq!(msgs, vec![mock_server::close_result(&id)]);
+        assert_eq!(msgs, vec![mcp_tutor_mock::close_result(&id)]);
         assert_eq!(end, Sse::End);
     }
 }
@@ -33,7 +33,7 @@ async fn shutdown_ends_every_stream_with_its_result() {
 #[cfg(unix)]
 #[tokio::test]
 async fn the_binary_prints_its_url_and_ends_streams_gracefully_on_sigint() {
-    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_mock_server"))
+    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_mcp-tutor-mock"))
         .args(["--port", "0", "--fault", "late-ack", "--ack-delay", "0"])
         .stdout(Stdio::piped())
         .kill_on_drop(true)
@@ -71,7 +71,7 @@ async fn the_binary_prints_its_url_and_ends_streams_gracefully_on_sigint() {
         .unwrap();
     assert!(killed.success());
     let (msgs, end) = r.rest().await;
-    assert_eq!(msgs, vec![mock_server::close_result(&"sig".into())]);
+    assert_eq!(msgs, vec![mcp_tutor_mock::close_result(&"sig".into())]);
     assert_eq!(end, Sse::End);
     let status = tokio::time::timeout(PATIENCE, child.wait())
         .await
@@ -82,7 +82,7 @@ async fn the_binary_prints_its_url_and_ends_streams_gracefully_on_sigint() {
 
 #[tokio::test]
 async fn the_binary_speaks_stdio() {
-    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_mock_server"))
+    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_mcp-tutor-mock"))
         .arg("--stdio")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -125,7 +125,7 @@ async fn the_binary_speaks_stdio() {
     {
         rest.push(serde_json::from_str::<serde_json::Value>(&l).unwrap());
     }
-    assert_eq!(rest[0], mock_server::close_result(&"L".into()));
+    assert_eq!(rest[0], mcp_tutor_mock::close_result(&"L".into()));
     assert_eq!(rest[1]["method"], method::CANCELLED);
     let status = tokio::time::timeout(PATIENCE, child.wait())
         .await

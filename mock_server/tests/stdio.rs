@@ -2,8 +2,10 @@
 //! `notifications/cancelled` from the client, teardown (result, then `notifications/cancelled`).
 
 use crate::common::*;
-use mock_server::Config;
-use mock_server::protocol::{self, NotificationKind, RequestId, error_code as code, meta, method};
+use mcp_tutor_mock::Config;
+use mcp_tutor_mock::protocol::{
+    self, NotificationKind, RequestId, error_code as code, meta, method,
+};
 use serde_json::{Value, json};
 
 fn tag(m: &Value) -> &Value {
@@ -68,7 +70,7 @@ async fn interleaved_subscriptions_each_ack_first_and_cancel_is_final() {
     // EOF: the server ends 2 gracefully — result, then notifications/cancelled naming it.
     let rest = c.finish().await;
     assert_eq!(rest.len(), 2, "{rest:#?}");
-    assert_eq!(rest[0], mock_server::close_result(&two));
+    assert_eq!(rest[0], mcp_tutor_mock::close_result(&two));
     assert_eq!(rest[1]["method"], method::CANCELLED);
     assert_eq!(rest[1]["params"]["requestId"], "two");
     assert_eq!(*tag(&rest[1]), json!("two"));
@@ -90,7 +92,7 @@ async fn control_close_and_drop_work_on_stdio_too() {
     assert!(c.control.close(&3.into()));
     assert_eq!(
         c.next_msg().await.unwrap(),
-        mock_server::close_result(&3.into())
+        mcp_tutor_mock::close_result(&3.into())
     );
     assert_eq!(c.next_msg().await.unwrap()["method"], method::CANCELLED);
     assert_eq!(c.control.drop_all(), 1);
@@ -164,7 +166,7 @@ async fn an_id_of_a_live_subscription_cannot_be_reused() {
     assert!(c.control.close(&"L".into()));
     assert_eq!(
         c.next_msg().await.unwrap(),
-        mock_server::close_result(&"L".into())
+        mcp_tutor_mock::close_result(&"L".into())
     );
     assert_eq!(c.next_msg().await.unwrap()["method"], method::CANCELLED);
     c.send(&protocol::listen_request(&"L".into(), &f)).await;

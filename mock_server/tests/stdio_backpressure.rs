@@ -9,8 +9,8 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use crate::common::*;
-use mock_server::protocol::{error_code as code, method};
-use mock_server::{Config, Limits};
+use mcp_tutor_mock::protocol::{error_code as code, method};
+use mcp_tutor_mock::{Config, Limits};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
@@ -63,7 +63,7 @@ const REQUESTS: usize = 10_000;
 #[cfg(target_os = "linux")]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_client_that_never_reads_leaves_the_server_s_memory_bounded() {
-    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_mock_server"))
+    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_mcp-tutor-mock"))
         .arg("--stdio")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

@@ -7,8 +7,8 @@
 use std::process::Stdio;
 
 use crate::common::*;
-use mock_server::protocol::{self, Message, RequestId, error_code as code, meta, method};
-use mock_server::{Config, Limits};
+use mcp_tutor_mock::protocol::{self, Message, RequestId, error_code as code, meta, method};
+use mcp_tutor_mock::{Config, Limits};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 
@@ -293,7 +293,7 @@ async fn two_thousand_mutated_lines_never_end_the_server_and_each_gets_its_reply
 }
 
 fn binary() -> tokio::process::Command {
-    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_mock_server"));
+    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_mcp-tutor-mock"));
     cmd.arg("--stdio")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -430,7 +430,7 @@ async fn an_interrupted_stdio_server_ends_streams_gracefully_and_exits_non_zero(
         .expect("read")
         .expect("a line");
     let done: Value = serde_json::from_str(&done).expect("JSON");
-    assert_eq!(done, mock_server::close_result(&"L".into()));
+    assert_eq!(done, mcp_tutor_mock::close_result(&"L".into()));
     let mut err = String::new();
     if let Some(mut e) = child.stderr.take() {
         let _ = tokio::time::timeout(PATIENCE, e.read_to_string(&mut err)).await;

@@ -3,8 +3,8 @@
 //! second live listen with the same id, a repeated `Mcp-Method` header.
 
 use crate::common::*;
-use mock_server::Config;
-use mock_server::protocol::{self, RequestId, error_code as code, header as h, method};
+use mcp_tutor_mock::Config;
+use mcp_tutor_mock::protocol::{self, RequestId, error_code as code, header as h, method};
 use serde_json::{Value, json};
 
 /// A listen whose `params.notifications` is `filter`, whatever its type.

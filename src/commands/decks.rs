@@ -98,10 +98,33 @@ pub enum DecksCommand {
         #[command(flatten)]
         judge: crate::judge::JudgeArgs,
     },
+    /// Work on the graded-answer corpus: `import` turns your disputed answers into entries.
+    Corpus {
+        #[command(subcommand)]
+        command: CorpusCommand,
+    },
     /// Print all decks as JSON (for tools), a Markdown study sheet, or a file for Anki's importer.
     Export {
         #[arg(long, value_enum, default_value_t = Format::Json)]
         format: Format,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum CorpusCommand {
+    /// Turn the answers you disputed in the quiz into graded-corpus entries (DIR/DECK.toml), each
+    /// saying where it came from: your verdict, and the points and flags of the judge's kept
+    /// judgement of it when the judge's verdict (after the guards) is yours too.
+    #[command(
+        after_help = "Example:\n  mcp-tutor decks corpus import --out new-answers\n  mcp-tutor decks eval --answers new-answers"
+    )]
+    Import {
+        /// The folder to write DECK.toml files to (an existing DECK.toml is not overwritten).
+        #[arg(long, value_name = "DIR")]
+        out: PathBuf,
+        /// Read the answers from this corpus folder instead of your disputes folder.
+        #[arg(long, value_name = "DIR")]
+        from: Option<PathBuf>,
     },
 }
 
@@ -148,6 +171,9 @@ pub fn run(args: Args, g: &Global) -> anyhow::Result<ExitCode> {
             },
             &judge,
         ),
+        DecksCommand::Corpus {
+            command: CorpusCommand::Import { out, from },
+        } => corpus_import(g, &out, from.as_deref()),
         DecksCommand::Export { format } => {
             let lib = Library::load(&g.deck_dirs);
             warn_errors(&lib.errors);
@@ -347,6 +373,7 @@ fn check(g: &Global, paths: &[PathBuf], list_unused: bool) -> anyhow::Result<Exi
         problems.extend(built_in_content_problems());
         problems.extend(vocabulary_problems(&lib));
         problems.extend(crate::deck::catalogue::self_test());
+        problems.extend(crate::deck::catalogue::truth_problems(&lib.decks));
         if let Some(e) = crate::grader::lexicon_problem() {
             problems.push(DeckError {
                 file: "decks/lexicon.toml".into(),
@@ -650,6 +677,7 @@ fn judged_eval(
         model: judge.settings.model.clone(),
         ..eval::JudgeRun::default()
     };
+    let mut readings = Vec::new();
     let mut report = eval::evaluate_with(lib, corpus, card, &mut |key, c, text| {
         let rules = crate::grader::grade(c, text);
         if progress {
@@ -672,13 +700,78 @@ fn judged_eval(
                 .entry(fallback_kind(f).to_string())
                 .or_default() += 1;
         }
+        readings.push((j.model_said, j.verdict, rules.verdict));
         j.apply(&rules)
     });
     if progress {
         eprint!("\r\x1b[2K");
     }
+    // One reading per outcome, in the same order (the grader is called once per outcome).
+    for (o, (model, guarded, rules)) in report.outcomes.iter().zip(readings) {
+        let figures = match o.part {
+            eval::Part::Tuned => &mut run.tuned,
+            eval::Part::HeldOut => &mut run.held_out,
+        };
+        figures.add(o.expected, model, guarded, rules);
+    }
     report.judge = Some(run);
     Ok(report)
+}
+
+/// `decks corpus import`: the disputes (or `from`) as corpus entries under `out`.
+fn corpus_import(
+    g: &Global,
+    out: &std::path::Path,
+    from: Option<&std::path::Path>,
+) -> anyhow::Result<ExitCode> {
+    let data = crate::paths::data_dir(g.data_dir.as_deref())?;
+    let from = from.map_or_else(
+        || crate::paths::disputes_dir(&data),
+        std::path::Path::to_path_buf,
+    );
+    if !from.is_dir() {
+        bail!(
+            "no answers to import: {} is not a folder (disputes appear there when you press `!` at the quiz's rating prompt)",
+            from.display()
+        );
+    }
+    let corpus = eval::Corpus::from_dir(&from);
+    if let Some(e) = corpus.errors.first() {
+        bail!("{e}");
+    }
+    let lib = Library::load(&g.deck_dirs);
+    let store = crate::store::Store::open_read_only(&data).ok();
+    let imported = crate::judge::import::import(&lib, &corpus, store.as_ref());
+    std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
+    for deck in imported.files.keys() {
+        let path = out.join(format!("{deck}.toml"));
+        if path.exists() {
+            bail!(
+                "{} exists: move it away or give another --out (nothing was written)",
+                path.display()
+            );
+        }
+    }
+    for (deck, text) in &imported.files {
+        let path = out.join(format!("{deck}.toml"));
+        let head = format!(
+            "# Graded answers to deck `{deck}`, imported by `mcp-tutor decks corpus import` from {}.\n\
+             # Check each entry, then move it to decks/answers/{deck}.toml (or held-out/ if nobody tunes on it).\n",
+            from.display()
+        );
+        std::fs::write(&path, format!("{head}{text}"))
+            .with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    for s in &imported.skipped {
+        eprintln!("skipped {s}");
+    }
+    println!(
+        "imported {} answers into {} ({} labelled from a kept judgement; the rest need their points and flags)",
+        imported.entries,
+        out.display(),
+        imported.labelled
+    );
+    Ok(ExitCode::SUCCESS)
 }
 
 /// A fallback's reason, without its details, for counting.

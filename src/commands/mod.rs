@@ -6,16 +6,18 @@ mod check;
 mod completions;
 mod decks;
 mod grade;
+mod judge;
 pub mod lab;
 mod progress;
 pub mod quiz;
 mod serve;
 mod stats;
+mod version;
 mod why;
 
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 use crate::global::Global;
 
@@ -39,12 +41,29 @@ pub struct Cli {
     pub command: Command,
 }
 
+impl Cli {
+    /// The command line of this process. `--version` also names the MCP revision and counts the
+    /// built-in cards (see `version`); that text is built only when it may be printed.
+    pub fn from_env() -> Cli {
+        let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+        let mut command = Cli::command();
+        if version::asked(&args) {
+            command = command.version(version::text());
+        }
+        let mut matches = command.get_matches_from(args);
+        Cli::from_arg_matches_mut(&mut matches)
+            .unwrap_or_else(|e| e.format(&mut Cli::command()).exit())
+    }
+}
+
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Train: due cards, typed answers graded like an interviewer would, spaced repetition.
     Quiz(quiz::Args),
     /// Grade one answer against one card and print the checklist.
     Grade(grade::Args),
+    /// Set up and test the optional model judge; write the requests it would be sent.
+    Judge(judge::Args),
     /// List, show, check and export decks.
     Decks(decks::Args),
     /// What is due, how well you retain, your recurring misconceptions.
@@ -71,6 +90,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Quiz(a) => quiz::run(a, g),
         Command::Grade(a) => grade::run(a, g),
         Command::Decks(a) => decks::run(a, g),
+        Command::Judge(a) => judge::run(a, g),
         Command::Stats(a) => stats::run(a, g),
         Command::Progress(a) => progress::run(a, g),
         Command::Lab(a) => lab::run(a, g),

@@ -78,8 +78,24 @@ pub fn http_client() -> anyhow::Result<reqwest::Client> {
         .context("could not build the HTTP client for the judge")
 }
 
+/// What came back: the reply's content, and the tokens the endpoint says the exchange cost
+/// (`usage`: prompt and completion), when it says.
+pub struct Answered {
+    pub content: String,
+    pub usage: Option<(u64, u64)>,
+}
+
 /// POST `body` and return the reply's `choices[0].message.content`, redacted.
 pub async fn post(client: &reqwest::Client, s: &Settings, body: &Value) -> Result<String, Failure> {
+    post_counted(client, s, body).await.map(|a| a.content)
+}
+
+/// [`post`], with the endpoint's token counts.
+pub async fn post_counted(
+    client: &reqwest::Client,
+    s: &Settings,
+    body: &Value,
+) -> Result<Answered, Failure> {
     let mut req = client
         .post(s.endpoint.clone())
         .header("content-type", "application/json")
@@ -100,7 +116,21 @@ pub async fn post(client: &reqwest::Client, s: &Settings, body: &Value) -> Resul
             detail: one_line(s, &error_message(&text), 160),
         });
     }
-    content(&s.redact(&text))
+    let text = s.redact(&text);
+    Ok(Answered {
+        content: content(&text)?,
+        usage: usage(&text),
+    })
+}
+
+/// `usage.prompt_tokens` and `usage.completion_tokens` of a chat completion.
+fn usage(text: &str) -> Option<(u64, u64)> {
+    let v: Value = serde_json::from_str(text).ok()?;
+    let u = v.get("usage")?;
+    Some((
+        u.get("prompt_tokens")?.as_u64()?,
+        u.get("completion_tokens")?.as_u64()?,
+    ))
 }
 
 /// What failed, in the words of the innermost cause ("Connection refused (os error 111)"),

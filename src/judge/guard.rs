@@ -1,9 +1,16 @@
-//! The guardrails: what of the model's reply is believed. Every quote must stand in the answer;
-//! points the card demands exactly (and spot-the-bug's line) stay the rules' call; the verdict
-//! is recomputed from what survives with the grader's own rule, never copied from the model.
+//! The guardrails: what of the model's reply is believed. They only ever take away what the
+//! answer does not bear out; they never put the rules' reading in the model's place:
+//! - every quote must stand in the answer;
+//! - spot-the-bug's line is believed when the model's own quote names the faulty line (in
+//!   digits or words, counted as the quiz shows the transcript), unless the rules are sure the
+//!   answer blames another one (the right rule on a wrong line is the model's call: it is told
+//!   the rule);
+//! - a point the card demands exactly needs the exact identifier inside the quote;
+//! - the verdict is recomputed from what survives with the grader's own rule.
 
 use serde::Serialize;
 
+use super::line;
 use super::quote::Comparable;
 use super::reply::Reply;
 use super::request::{LINE_POINT, exact_point};
@@ -40,8 +47,7 @@ pub struct Misconception {
 /// What survives of a reply.
 #[derive(Debug, Clone)]
 pub struct Checked {
-    /// The rules' points, each decided again: by the model's quote for prose points, by the
-    /// rules for exact ones and the line.
+    /// The rules' points, each decided again by the model's quote.
     pub points: Vec<PointResult>,
     pub misconceptions: Vec<Misconception>,
     pub dropped: Vec<Dropped>,
@@ -56,22 +62,8 @@ fn span(answer: &str, (s, e): (usize, usize)) -> Span {
     }
 }
 
-fn rules_decide(card: &Card, id: &str) -> bool {
-    id == LINE_POINT || card.points.iter().any(|p| p.id == id && exact_point(p))
-}
-
-/// Why an exact point the model credited is not believed.
-fn exact_why(card: &Card, id: &str, rules: &Grade) -> String {
-    if id == LINE_POINT {
-        return "the rules decide which line an answer names, and they do not find the faulty one"
-            .into();
-    }
-    let names: Vec<&String> = card
-        .points
-        .iter()
-        .filter(|p| p.id == id)
-        .flat_map(|p| p.rules.iter().flat_map(|r| &r.exact))
-        .collect();
+/// Why an exact point whose quote lacks the identifier is not believed.
+fn exact_why(names: &[&String], rules: &Grade) -> String {
     let near = rules
         .near_misses
         .iter()
@@ -81,8 +73,37 @@ fn exact_why(card: &Card, id: &str, rules: &Grade) -> String {
             "it needs `{}` exactly, and the answer writes `{}` (a near miss, not counted)",
             n.expected, n.found
         ),
-        None => "it needs the exact identifier, and the rules do not find it in the answer".into(),
+        None => match names.first() {
+            Some(name) => format!("it needs `{name}` exactly, and the quoted words do not have it"),
+            None => "it needs the exact identifier, and the quoted words do not have it".into(),
+        },
     }
+}
+
+/// The words the rules read as another line, when the rules are sure the answer blames it
+/// instead of the faulty one: they read another line, the answer never names the faulty line
+/// as a line ("line 5", "the fifth line", "5:"), and the model's quote is not the very words
+/// the rules read (where the rules misread a line, the model's reading of the same words
+/// stands).
+fn rules_sure_of_other(
+    card: &Card,
+    answer: &str,
+    rules: &Grade,
+    quoted: (usize, usize),
+) -> Option<String> {
+    let t = card.transcript.as_ref()?;
+    let read = rules.points.iter().find(|p| p.id == LINE_POINT)?;
+    if read.hit {
+        return None;
+    }
+    let at = read.span.as_ref()?;
+    if line::answer_names(answer, &t.text, t.bug_line) {
+        return None;
+    }
+    if quoted.0 <= at.start && at.end <= quoted.1 {
+        return None;
+    }
+    Some(at.text.clone())
 }
 
 /// Believe what can be believed of `reply` to `answer`, given the rules' grade.
@@ -90,12 +111,9 @@ pub fn check(card: &Card, answer: &str, rules: &Grade, reply: &Reply) -> Checked
     let text = Comparable::new(answer);
     let mut dropped = Vec::new();
     let mut points = rules.points.clone();
-    let judged: Vec<bool> = points.iter().map(|p| !rules_decide(card, &p.id)).collect();
-    for (p, by_model) in points.iter_mut().zip(&judged) {
-        if *by_model {
-            p.hit = false;
-            p.span = None;
-        }
+    for p in &mut points {
+        p.hit = false;
+        p.span = None;
     }
     let mut seen: Vec<&str> = Vec::new();
     for c in &reply.points {
@@ -114,25 +132,22 @@ pub fn check(card: &Card, answer: &str, rules: &Grade, reply: &Reply) -> Checked
             dropped.push(drop("the card has no such point".into()));
             continue;
         };
-        if !judged[i] {
-            if !points[i].hit {
-                dropped.push(drop(exact_why(card, id, rules)));
-            }
-            continue;
-        }
         if c.quote.trim().is_empty() {
             dropped.push(drop("it quotes nothing from the answer".into()));
             continue;
         }
-        match text.find(&c.quote) {
-            Some(at) => {
-                points[i].hit = true;
-                points[i].span = Some(span(answer, at));
-            }
-            None => dropped.push(drop("those words are not in the answer".into())),
+        let Some(at) = text.find(&c.quote) else {
+            dropped.push(drop("those words are not in the answer".into()));
+            continue;
+        };
+        let quoted = answer.get(at.0..at.1).unwrap_or("");
+        if let Some(why) = unsupported(card, answer, rules, id, quoted, at) {
+            dropped.push(drop(why));
+            continue;
         }
+        points[i].hit = true;
+        points[i].span = Some(span(answer, at));
     }
-    wrong_line(card, answer, &judged, &mut points, &mut dropped);
     let misconceptions = misconceptions(card, answer, &text, reply, &mut dropped);
     let verdict = grader::verdict_for(&points, misconceptions.len());
     Checked {
@@ -143,30 +158,37 @@ pub fn check(card: &Card, answer: &str, rules: &Grade, reply: &Reply) -> Checked
     }
 }
 
-/// Spot-the-bug: the right rule pinned on a wrong line earns nothing (README, "Verdict").
-fn wrong_line(
+/// Why the quoted words (found in the answer at `at`) do not bear out point `id`, if they don't.
+fn unsupported(
     card: &Card,
     answer: &str,
-    judged: &[bool],
-    points: &mut [PointResult],
-    dropped: &mut Vec<Dropped>,
-) {
-    let line_missed = points.iter().any(|p| p.id == LINE_POINT && !p.hit);
-    if !card.kind.names_a_line() || !line_missed || grader::named_line(answer).is_none() {
-        return;
-    }
-    for (p, by_model) in points.iter_mut().zip(judged) {
-        if *by_model && p.hit {
-            p.hit = false;
-            dropped.push(Dropped {
-                item: "point",
-                id: Some(p.id.clone()),
-                quote: p.span.take().map(|s| s.text).unwrap_or_default(),
-                why: "the rule counts only together with the right line, and the answer names another"
-                    .into(),
-            });
+    rules: &Grade,
+    id: &str,
+    quoted: &str,
+    at: (usize, usize),
+) -> Option<String> {
+    if id == LINE_POINT {
+        let t = card.transcript.as_ref()?;
+        if !line::quote_names(quoted, &t.text, t.bug_line) {
+            return Some(format!(
+                "the quoted words do not name line {} (lines are counted as the quiz shows them)",
+                t.bug_line
+            ));
         }
+        return rules_sure_of_other(card, answer, rules, at).map(|other| {
+            format!(
+                "the answer blames another line (\"{other}\") and never names line {} as a line",
+                t.bug_line
+            )
+        });
     }
+    let p = card.points.iter().find(|p| p.id == id)?;
+    if !exact_point(p) {
+        return None;
+    }
+    let names: Vec<&String> = p.rules.iter().flat_map(|r| &r.exact).collect();
+    let norm = grader::normalise(quoted);
+    (!names.iter().any(|n| norm.contains(n.as_str()))).then(|| exact_why(&names, rules))
 }
 
 fn misconceptions(
@@ -265,6 +287,7 @@ mod tests {
             catalogue: false,
             examples: vec![],
             non_examples: vec![],
+            truths: vec![],
         }];
         c.identifiers = vec!["notifications/subscriptions/acknowledged".into()];
         c
@@ -320,7 +343,13 @@ mod tests {
             a,
             Reply {
                 verdict: Some(Verdict::Pass),
-                points: vec![point("first", "it is sent first")],
+                points: vec![
+                    point(
+                        "names-ack",
+                        "notifications/subscriptions/acknowledged is sent",
+                    ),
+                    point("first", "it is sent first"),
+                ],
                 misconceptions: vec![],
             },
         );
@@ -358,7 +387,7 @@ mod tests {
     }
 
     #[test]
-    fn an_exact_point_the_rules_find_stands_without_the_model() {
+    fn an_exact_point_the_model_does_not_claim_is_not_put_back_by_the_rules() {
         let a = "notifications/subscriptions/acknowledged comes first.";
         let c = run(
             a,
@@ -368,8 +397,132 @@ mod tests {
                 misconceptions: vec![],
             },
         );
-        assert!(c.points[0].hit);
+        assert!(!c.points[0].hit, "the model's reading stands");
+        assert_eq!(c.verdict, Verdict::Partial);
+        let c = run(
+            a,
+            Reply {
+                verdict: Some(Verdict::Pass),
+                points: vec![
+                    point(
+                        "names-ack",
+                        "notifications/subscriptions/acknowledged comes",
+                    ),
+                    point("first", "comes first"),
+                ],
+                misconceptions: vec![],
+            },
+        );
+        assert!(c.points[0].hit, "the identifier is inside the quote");
         assert_eq!(c.verdict, Verdict::Pass);
+    }
+
+    /// A spot-the-bug card whose faulty line is `bug`, with one prose point (the rule).
+    fn bug_card(bug: u32) -> Card {
+        let mut c = test_card(CardKind::SpotTheBug);
+        c.transcript = Some(crate::card::Transcript {
+            lang: "sse".into(),
+            text: "data: {\"ack\":1}\n\n:\n\ndata: {\"change\":2}\n\ndata: {\"change\":3}\n".into(),
+            bug_line: bug,
+        });
+        c.points = vec![Point {
+            id: "rule".into(),
+            label: "the acknowledgement comes first".into(),
+            required: true,
+            rules: vec![Claim {
+                exact: vec![],
+                all: vec!["ack|acknowledgement".into(), "first|before".into()],
+                ..Claim::default()
+            }],
+        }];
+        c
+    }
+
+    fn line_run(bug: u32, answer: &str, line_quote: &str, rule_quote: &str) -> Checked {
+        let c = bug_card(bug);
+        let rules = grader::grade(&c, answer);
+        let reply = Reply {
+            verdict: Some(Verdict::Pass),
+            points: vec![point("line", line_quote), point("rule", rule_quote)],
+            misconceptions: vec![],
+        };
+        check(&c, answer, &rules, &reply)
+    }
+
+    #[test]
+    fn the_models_line_stands_when_its_quote_names_it_in_digits_or_words() {
+        let cases = [
+            (
+                5,
+                "Fifth line's the culprit: the ack has to come before it.",
+                "Fifth line's the culprit",
+            ),
+            (
+                5,
+                "line 4 (5 if you count the blank line), since the ack has to come first",
+                "line 4 (5 if you count the blank line)",
+            ),
+            (
+                5,
+                "The wrong line is the 5. The ack has to come first.",
+                "The wrong line is the 5",
+            ),
+            (
+                5,
+                "Line 1 is the ack, line 2 is blank, line 3 a keep-alive. Line 5 is the trouble: the ack has to come first and it did, so this one repeats nothing. Really it's line 5.",
+                "Line 5 is the trouble",
+            ),
+            (
+                7,
+                "The last line: the ack has to come first.",
+                "The last line",
+            ),
+            (
+                7,
+                "the third data line, because the ack has to come first",
+                "the third data line",
+            ),
+        ];
+        for (bug, answer, quote) in cases {
+            let c = line_run(bug, answer, quote, "the ack has to come");
+            assert!(c.points[0].hit, "{answer}: {:?}", c.dropped);
+            assert!(c.dropped.is_empty(), "{answer}: {:?}", c.dropped);
+        }
+    }
+
+    #[test]
+    fn a_line_quote_that_names_no_line_or_another_is_dropped() {
+        let a = "The change notification goes out before the ack, and the ack has to come first.";
+        let c = line_run(
+            5,
+            a,
+            "The change notification goes out",
+            "the ack has to come",
+        );
+        assert!(!c.points[0].hit);
+        assert!(
+            c.dropped[0].why.contains("do not name line 5"),
+            "{:?}",
+            c.dropped
+        );
+        assert!(
+            c.points[1].hit,
+            "no line named: the rule alone is a partial"
+        );
+        assert_eq!(c.verdict, Verdict::Partial);
+        let a = "Line 3 is wrong, since 5 changes came before the ack.";
+        let c = line_run(5, a, "5 changes came", "before the ack");
+        assert!(!c.points[0].hit, "{:?}", c.dropped);
+        assert!(
+            c.dropped[0].why.contains("blames another line"),
+            "{:?}",
+            c.dropped
+        );
+        assert!(
+            c.points[1].hit,
+            "the rule is the model's call, told the verdict rule"
+        );
+        assert_eq!(c.verdict, Verdict::Partial);
     }
 
     #[test]

@@ -2,10 +2,13 @@
 //! OpenAI-compatible endpoint the learner points at (a local Ollama, llama.cpp, LM Studio or
 //! vLLM, or a hosted API), kept honest by the rules.
 //!
-//! One way through: the request is built from the card alone (`request`), sent with a deadline
-//! and a size cap (`client`), read leniently (`reply`) and believed strictly (`guard`, with
-//! `quote`): quotes must stand in the answer, exact identifiers stay the rules' call, and the
-//! verdict is recomputed with the grader's rule. Every judgement is kept in the store under
+//! One way through: the request is built from the card alone, shared prefix first (`request`),
+//! sent with a deadline and a size cap (`client`), read leniently (`reply`) and believed only
+//! as far as the answer bears it out (`guard`, with `quote` and `line`): quotes must stand in
+//! the answer, the line must be named in the model's quote, an exact point's identifier must be
+//! inside its quote, and the verdict is recomputed with the grader's rule. Around it: `setup`
+//! (finding a local server), `replay` (the requests a corpus would send, for recorded replies)
+//! and `import` (disputed answers into corpus entries). Every judgement is kept in the store under
 //! card, answer, model and prompt version, so the same answer is never sent twice. Anything
 //! that goes wrong leaves the rules' verdict in place, with one line saying why.
 //!
@@ -15,10 +18,14 @@
 mod client;
 pub(crate) mod config;
 mod guard;
+pub(crate) mod import;
+mod line;
 mod quote;
 pub(crate) mod render;
+pub(crate) mod replay;
 mod reply;
 pub(crate) mod request;
+pub(crate) mod setup;
 
 use std::time::{Duration, Instant};
 
@@ -151,6 +158,18 @@ impl Judgement {
     }
 }
 
+/// One request sent by `judge test`, and what came back.
+pub struct Trial {
+    pub elapsed: Duration,
+    /// Prompt and reply tokens, as the endpoint counts them (when it says).
+    pub usage: Option<(u64, u64)>,
+    /// Whether the reply was exactly the schema's object; none when nothing came back.
+    pub schema: Option<Result<(), String>>,
+    pub judgement: Judgement,
+    /// Bytes of the request body.
+    pub sent: usize,
+}
+
 /// How to wait for the judge: what to do while it thinks, and whether Ctrl-C gives up on it.
 pub struct Wait<'a> {
     /// Called about ten times a second with the time waited so far (a spinner).
@@ -259,6 +278,41 @@ impl Judge {
         j.cached = was_cached;
         j.stored = stored;
         j
+    }
+
+    /// `judge test`: send one request for `answer` (the store neither asked nor told), timed,
+    /// and say what came back.
+    pub fn trial(&self, key: &str, card: &Card, answer: &str, rules: &Grade) -> Trial {
+        let s = &self.settings;
+        let req = self.request(key, card, answer);
+        let started = Instant::now();
+        let sent = self.rt.block_on(async {
+            tokio::time::timeout(s.timeout, client::post_counted(&self.client, s, &req.body))
+                .await
+                .unwrap_or(Err(Failure::Timeout(s.timeout)))
+        });
+        let elapsed = started.elapsed();
+        let (judgement, usage, schema) = match sent {
+            Err(f) => (Judgement::fallback(&s.model, rules.verdict, f), None, None),
+            Ok(a) => {
+                let schema = reply::honours_schema(&a.content);
+                let j = match reply::parse(&a.content) {
+                    Ok(r) => {
+                        let checked = guard::check(card, answer, rules, &r);
+                        Judgement::from_checked(&s.model, rules.verdict, r.verdict, checked)
+                    }
+                    Err(f) => Judgement::fallback(&s.model, rules.verdict, f),
+                };
+                (j, a.usage, Some(schema))
+            }
+        };
+        Trial {
+            elapsed,
+            usage,
+            schema,
+            judgement,
+            sent: serde_json::to_vec(&req.body).map_or(0, |b| b.len()),
+        }
     }
 
     /// Send the body and wait (within the timeout, or until Ctrl-C when asked) for the content.

@@ -94,6 +94,57 @@ fn list<'v>(o: &'v Value, keys: &[&str]) -> &'v [Value] {
         .map_or(&[], |a| &a[..a.len().min(MAX_ITEMS)])
 }
 
+/// Whether `content` is exactly what the request's JSON schema asks for (a bare object with
+/// `verdict`, `points`, `misconceptions` and nothing else), or the first way it is not. The
+/// judge reads a reply leniently either way; this says whether the endpoint honours the schema.
+pub fn honours_schema(content: &str) -> Result<(), String> {
+    let v: Value = serde_json::from_str(content.trim()).map_err(|_| {
+        "the reply is not a bare JSON object (prose or a fence around it)".to_string()
+    })?;
+    let o = v.as_object().ok_or("the reply is not a JSON object")?;
+    let strings = |item: &Value, keys: &[&str], nullable: &[&str]| -> Result<(), String> {
+        let item = item.as_object().ok_or("a list item is not an object")?;
+        if let Some(k) = item.keys().find(|k| !keys.contains(&k.as_str())) {
+            return Err(format!("a list item has an extra field `{k}`"));
+        }
+        for k in keys {
+            match item.get(*k) {
+                Some(Value::String(_)) => {}
+                Some(Value::Null) if nullable.contains(k) => {}
+                _ => return Err(format!("a list item's `{k}` is missing or not a string")),
+            }
+        }
+        Ok(())
+    };
+    if let Some(k) = o
+        .keys()
+        .find(|k| !["verdict", "points", "misconceptions"].contains(&k.as_str()))
+    {
+        return Err(format!("it has an extra field `{k}`"));
+    }
+    match o.get("verdict").and_then(Value::as_str) {
+        Some("pass" | "partial" | "fail") => {}
+        _ => return Err("its `verdict` is not one of pass, partial, fail".into()),
+    }
+    for (list, keys, nullable) in [
+        ("points", &["id", "quote"][..], &[][..]),
+        (
+            "misconceptions",
+            &["flag", "quote", "correction"][..],
+            &["flag"][..],
+        ),
+    ] {
+        let items = o
+            .get(list)
+            .and_then(Value::as_array)
+            .ok_or_else(|| format!("its `{list}` is missing or not a list"))?;
+        for item in items {
+            strings(item, keys, nullable)?;
+        }
+    }
+    Ok(())
+}
+
 /// Parse the content of the judge's reply.
 pub fn parse(content: &str) -> Result<Reply, Failure> {
     let o = object(content)?;
@@ -183,6 +234,25 @@ mod tests {
             parse("I'm sorry, but I can't grade this."),
             Err(Failure::Refused(_))
         ));
+    }
+
+    #[test]
+    fn the_schema_is_honoured_by_a_bare_exact_object_only() {
+        let ok = r#"{"verdict":"pass","points":[{"id":"a","quote":"x"}],"misconceptions":[{"flag":null,"quote":"q","correction":"c"}]}"#;
+        assert_eq!(honours_schema(ok), Ok(()));
+        let fenced = format!("```json\n{ok}\n```");
+        assert!(
+            honours_schema(&fenced)
+                .unwrap_err()
+                .contains("bare JSON object")
+        );
+        let extra = r#"{"verdict":"pass","points":[],"misconceptions":[],"reasoning":"…"}"#;
+        assert!(honours_schema(extra).unwrap_err().contains("`reasoning`"));
+        let caps = r#"{"verdict":"PASS","points":[],"misconceptions":[]}"#;
+        assert!(honours_schema(caps).unwrap_err().contains("verdict"));
+        let point =
+            r#"{"verdict":"fail","points":[{"point":"a","quote":"x"}],"misconceptions":[]}"#;
+        assert!(honours_schema(point).unwrap_err().contains("`point`"));
     }
 
     #[test]

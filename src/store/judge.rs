@@ -53,6 +53,16 @@ pub struct JudgementKey {
     pub prompt: String,
 }
 
+/// A judgement as kept.
+#[derive(Debug, Clone)]
+pub struct Kept {
+    pub model: String,
+    pub prompt: String,
+    pub at_ms: i64,
+    /// The reply as read (the judge's `Reply`, as JSON).
+    pub reply: String,
+}
+
 /// A disputed verdict.
 #[derive(Debug, Clone)]
 pub struct Dispute {
@@ -101,6 +111,32 @@ impl Store {
                 |r| Ok((r.get(0)?, r.get(1)?)),
             )
             .optional()
+    }
+
+    /// Every judgement kept for `answer` (a fingerprint) to `card`, whatever the model or
+    /// prompt, newest first: for `decks corpus import`.
+    pub fn judgements_of(&self, card: &str, answer: &str) -> anyhow::Result<Vec<Kept>> {
+        self.judgements_of_sql(card, answer)
+            .map_err(self.explain("reading the stored judgements"))
+    }
+
+    fn judgements_of_sql(&self, card: &str, answer: &str) -> Sql<Vec<Kept>> {
+        if !self.has_table("judgements")? {
+            return Ok(Vec::new());
+        }
+        let mut q = self.conn.prepare(
+            "SELECT model, prompt, at_ms, reply FROM judgements
+             WHERE card = ?1 AND answer = ?2 ORDER BY at_ms DESC, id DESC",
+        )?;
+        q.query_map(params![card, answer], |r| {
+            Ok(Kept {
+                model: r.get(0)?,
+                prompt: r.get(1)?,
+                at_ms: r.get(2)?,
+                reply: r.get(3)?,
+            })
+        })?
+        .collect()
     }
 
     /// Keep a judgement (the first one kept under a key stays); its id.

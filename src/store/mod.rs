@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use chrono::{DateTime, TimeZone, Utc};
 use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior, params};
 
-pub use judge::{Dispute, JudgeCounts, JudgementKey};
+pub use judge::{Dispute, JudgeCounts, JudgementKey, Kept};
 pub use open::{LOCK_WAIT, Problem, SCHEMA_VERSION, StoreError, is_locked};
 use serde::Serialize;
 

@@ -83,6 +83,39 @@ fn a_judge_that_fails_leaves_the_rules_verdict_and_the_session_goes_on() {
     );
 }
 
+/// A judge that never answers holds the learner no longer than its timeout: the session goes
+/// on with the rules' verdict. (No clock is read: the stub stalls for ten minutes, the timeout
+/// is one second, and the session ends well inside the test's own bound.)
+#[test]
+fn a_judge_that_never_answers_holds_the_quiz_only_until_its_timeout() {
+    let home = tempfile::tempdir().unwrap();
+    let stub = Stub::start(vec![Reply::Slow(
+        std::time::Duration::from_secs(600),
+        Box::new(Reply::fixture("paraphrase-pass.json")),
+    )]);
+    let out = session(
+        home.path(),
+        DAY1,
+        &[
+            "--card",
+            "qz/first-message",
+            "--judge",
+            &stub.url,
+            "--judge-model",
+            "llama3.1:8b",
+            "--judge-timeout",
+            "1",
+        ],
+        &format!("{PARAPHRASE}\n\n\nquit\n"),
+    );
+    assert!(
+        flat(&out)
+            .contains("judge: not used — no reply within 1 s; the verdict is the rules' PARTIAL"),
+        "{out}"
+    );
+    assert!(out.contains("saved: hard"), "{out}");
+}
+
 #[test]
 fn a_dispute_keeps_the_answer_sets_the_rating_and_is_counted() {
     let home = tempfile::tempdir().unwrap();

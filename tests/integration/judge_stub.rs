@@ -19,6 +19,52 @@ pub enum Reply {
     Raw { status: u16, body: String },
     /// Wait this long, then send the reply.
     Slow(Duration, Box<Reply>),
+    /// Recorded replies, looked up by the request's card and the fingerprint of its answer
+    /// (`mcp-tutor judge requests` names each answer by it); 404 for an answer with none.
+    Recorded(Arc<Recorded>),
+}
+
+/// Replies recorded per card (`DECK--CARD.json`: `{"card": …, "replies": {KEY: reply}}`).
+#[derive(Default)]
+pub struct Recorded {
+    replies: std::collections::HashMap<(String, String), String>,
+}
+
+impl Recorded {
+    /// Every `*.json` file in `dir`.
+    pub fn read(dir: &Path) -> Recorded {
+        let mut r = Recorded::default();
+        let mut files: Vec<_> = std::fs::read_dir(dir)
+            .expect("the replies folder")
+            .map(|e| e.expect("entry").path())
+            .filter(|p| p.extension().is_some_and(|e| e == "json"))
+            .collect();
+        files.sort();
+        for f in files {
+            let v: serde_json::Value =
+                serde_json::from_str(&std::fs::read_to_string(&f).expect("read"))
+                    .unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+            let card = v["card"].as_str().expect("card").to_string();
+            for (key, reply) in v["replies"].as_object().expect("replies") {
+                r.replies
+                    .insert((card.clone(), key.clone()), reply.to_string());
+            }
+        }
+        r
+    }
+
+    pub fn len(&self) -> usize {
+        self.replies.len()
+    }
+
+    /// The reply to the request `body`, if one was recorded.
+    fn to(&self, body: &str) -> Option<&String> {
+        let body: serde_json::Value = serde_json::from_str(body).ok()?;
+        let user: serde_json::Value =
+            serde_json::from_str(body["messages"][1]["content"].as_str()?).ok()?;
+        let key = mcp_tutor::deck::eval::fingerprint(user["answer"].as_str()?);
+        self.replies.get(&(user["card"].as_str()?.to_string(), key))
+    }
 }
 
 impl Reply {
@@ -111,6 +157,7 @@ fn serve(conn: TcpStream, log: &Mutex<Vec<Seen>>, script: &Mutex<Vec<Reply>>) {
         body: String::from_utf8_lossy(&body).into_owned(),
     };
     let auth = seen.header("authorization").unwrap_or("").to_string();
+    let body = seen.body.clone();
     log.lock().expect("log").push(seen);
     let reply = {
         let mut s = script.lock().expect("script");
@@ -120,15 +167,22 @@ fn serve(conn: TcpStream, log: &Mutex<Vec<Seen>>, script: &Mutex<Vec<Reply>>) {
             s[0].clone()
         }
     };
-    respond(conn, reply, &auth);
+    respond(conn, reply, &auth, &body);
 }
 
-fn respond(mut conn: TcpStream, reply: Reply, auth: &str) {
+fn respond(mut conn: TcpStream, reply: Reply, auth: &str, request: &str) {
     let (status, body) = match reply {
         Reply::Slow(wait, then) => {
             std::thread::sleep(wait);
-            return respond(conn, *then, auth);
+            return respond(conn, *then, auth, request);
         }
+        Reply::Recorded(r) => match r.to(request) {
+            Some(c) => (200, completion(c)),
+            None => (
+                404,
+                r#"{"error":{"message":"no recorded reply"}}"#.to_string(),
+            ),
+        },
         Reply::Content(c) => (200, completion(&c)),
         Reply::EchoAuth(c) => (200, completion(&c.replace("{auth}", auth))),
         Reply::Raw { status, body } => (status, body),

@@ -38,6 +38,9 @@ fn runs_offline(cmd: &str) -> bool {
         "quiz",
         // A judge at a URL: the judge's tests use a stub on loopback, never a real model.
         "--judge http",
+        // They probe or ask a model server on this machine (tests/integration/judge_setup.rs).
+        "judge setup",
+        "judge test",
     ];
     // The whole content's check and eval are the slowest commands there are; they run once,
     // in `decks::the_built_in_decks_and_the_corpus_pass_every_check`.

@@ -8,8 +8,8 @@
 //! [`CheckRule::HonouredSubset`], information). Keep-alives never produce findings.
 //!
 //! ```
-//! use mock_server::validator::{Observation, Validator};
-//! use mock_server::protocol::{self, RequestId, SubscriptionFilter};
+//! use mcp_tutor_mock::validator::{Observation, Validator};
+//! use mcp_tutor_mock::protocol::{self, RequestId, SubscriptionFilter};
 //!
 //! let id = RequestId::from("tutor-7");
 //! let mut v = Validator::new();

@@ -7,11 +7,11 @@ use std::pin::Pin;
 use std::time::Duration;
 
 use futures_util::{Stream, StreamExt};
-use mock_server::protocol::{
+use mcp_tutor_mock::protocol::{
     self, Message, NotificationKind, RequestId, SubscriptionFilter, header as h, method,
 };
-use mock_server::validator::{CheckRule, Observation, Validator};
-use mock_server::{Config, Control, RunningServer, start_http};
+use mcp_tutor_mock::validator::{CheckRule, Observation, Validator};
+use mcp_tutor_mock::{Config, Control, RunningServer, start_http};
 use serde_json::Value;
 
 /// Bound for anything that should happen "now". A debug build on a loaded 2-core machine can
@@ -256,7 +256,7 @@ pub struct Triggered {
 }
 
 /// Fires one change of every kind, requested or not.
-pub fn fire_all(control: &mock_server::Control) -> Vec<Triggered> {
+pub fn fire_all(control: &mcp_tutor_mock::Control) -> Vec<Triggered> {
     let changes = [
         (NotificationKind::PromptsListChanged, None),
         (NotificationKind::ToolsListChanged, None),
@@ -292,7 +292,7 @@ pub enum Ending {
 }
 
 /// The rules this transcript of ONE subscription breaks, by their `check` names
-/// (`mock_server::validator::CheckRule::name`). `msgs` are that subscription's messages in order
+/// (`mcp_tutor_mock::validator::CheckRule::name`). `msgs` are that subscription's messages in order
 /// (stdio callers pre-filter by tag/id). The judging is the shared validator's, the one `check`
 /// and the lab use; only `acked-types-delivered`, which needs to know what was triggered, is
 /// judged here.
@@ -360,7 +360,7 @@ pub fn tool(id: impl Into<RequestId>, name: &str, args: Value) -> Value {
 
 /// A stdio client over in-memory pipes.
 pub struct StdioClient {
-    pub running: Option<mock_server::RunningStdio>,
+    pub running: Option<mcp_tutor_mock::RunningStdio>,
     pub control: Control,
     writer: Option<tokio::io::DuplexStream>,
     lines: tokio::io::Lines<tokio::io::BufReader<tokio::io::DuplexStream>>,
@@ -371,7 +371,7 @@ impl StdioClient {
         use tokio::io::AsyncBufReadExt;
         let (client_w, server_r) = tokio::io::duplex(1 << 16);
         let (server_w, client_r) = tokio::io::duplex(1 << 16);
-        let running = mock_server::start_stdio(config, server_r, server_w);
+        let running = mcp_tutor_mock::start_stdio(config, server_r, server_w);
         StdioClient {
             control: running.control.clone(),
             running: Some(running),

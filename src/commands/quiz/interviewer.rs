@@ -202,6 +202,7 @@ mod tests {
             catalogue: false,
             examples: vec![],
             non_examples: vec![],
+            truths: vec![],
         });
         c
     }

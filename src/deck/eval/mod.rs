@@ -307,6 +307,44 @@ pub struct JudgeRun {
     pub dropped: usize,
     /// Answers left to the rules, by reason.
     pub fallbacks: BTreeMap<String, usize>,
+    /// Verdict agreement with the fair verdicts, per part: the model's own, after the
+    /// guardrails, and the rules'.
+    pub tuned: JudgeFigures,
+    pub held_out: JudgeFigures,
+}
+
+/// How often each reading of the answers a judge replied to agrees with the fair verdict.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct JudgeFigures {
+    pub answers: usize,
+    /// Answers the judge gave a usable reply to (the rest were left to the rules).
+    pub replied: usize,
+    /// Of those: the verdict the model wrote, the one recomputed after the guardrails, and
+    /// the rules' alone, each equal to the fair verdict.
+    pub model_agrees: usize,
+    pub guarded_agrees: usize,
+    pub rules_agrees: usize,
+}
+
+impl JudgeFigures {
+    /// Count one answer: the fair verdict, the model's own (none without a reply), the
+    /// guarded one, the rules'.
+    pub fn add(
+        &mut self,
+        fair: Verdict,
+        model: Option<Verdict>,
+        guarded: Option<Verdict>,
+        rules: Verdict,
+    ) {
+        self.answers += 1;
+        let Some(guarded) = guarded else {
+            return;
+        };
+        self.replied += 1;
+        self.model_agrees += usize::from(model == Some(fair));
+        self.guarded_agrees += usize::from(guarded == fair);
+        self.rules_agrees += usize::from(rules == fair);
+    }
 }
 
 /// The whole evaluation.

@@ -85,26 +85,7 @@ pub fn render(r: &Report, show: Show) -> String {
     out.push_str(&summary("tuned", &r.tuned));
     out.push_str(&summary("held out", &r.held_out));
     if let Some(j) = &r.judge {
-        let fell: Vec<String> = j
-            .fallbacks
-            .iter()
-            .map(|(k, n)| format!("{k} {n}"))
-            .collect();
-        let _ = writeln!(
-            out,
-            "judge     {}: the verdicts above are the judge's, held to the rules; it agreed with the rules on {} of {} answers; {} item(s) of its replies not believed; {} answer(s) left to the rules{}; {} read from the store, not sent again",
-            j.model,
-            j.agreed_with_rules,
-            j.answers,
-            j.dropped,
-            j.fallbacks.values().sum::<usize>(),
-            if fell.is_empty() {
-                String::new()
-            } else {
-                format!(" ({})", fell.join(", "))
-            },
-            j.stored
-        );
+        judge_lines(&mut out, j);
     }
     if show != Show::None {
         let parts: &[Part] = if show == Show::All {
@@ -131,4 +112,43 @@ pub fn render(r: &Report, show: Show) -> String {
         }
     }
     out
+}
+
+/// The judge's lines: how it ran, then per part how often each reading agrees.
+fn judge_lines(out: &mut String, j: &super::JudgeRun) {
+    let fell: Vec<String> = j
+        .fallbacks
+        .iter()
+        .map(|(k, n)| format!("{k} {n}"))
+        .collect();
+    let _ = writeln!(
+        out,
+        "judge     {}: the verdicts above are the judge's, held to the rules; it agreed with the rules on {} of {} answers; {} item(s) of its replies not believed; {} answer(s) left to the rules{}; {} read from the store, not sent again",
+        j.model,
+        j.agreed_with_rules,
+        j.answers,
+        j.dropped,
+        j.fallbacks.values().sum::<usize>(),
+        if fell.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", fell.join(", "))
+        },
+        j.stored
+    );
+    for (name, f) in [("tuned", &j.tuned), ("held-out", &j.held_out)] {
+        if f.answers == 0 {
+            continue;
+        }
+        let pct = |n: usize| 100.0 * n as f64 / f.replied.max(1) as f64;
+        let _ = writeln!(
+            out,
+            "judge     {name}: replies to {} of {} answers; on those, verdicts agree: the model's own {:.1}%, after the guards {:.1}%, the rules' {:.1}%",
+            f.replied,
+            f.answers,
+            pct(f.model_agrees),
+            pct(f.guarded_agrees),
+            pct(f.rules_agrees)
+        );
+    }
 }
