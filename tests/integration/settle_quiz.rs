@@ -14,7 +14,7 @@ fn pty(home: &std::path::Path) -> rexpect::session::PtySession {
         .arg("--decks")
         .arg(fixtures())
         .args(["quiz", "--card", "qz/first-message"]);
-    rexpect::session::spawn_command(c, Some(30_000)).unwrap()
+    rexpect::session::spawn_command(c, Some(crate::support::HANG_MS)).unwrap()
 }
 
 #[test]
