@@ -19,12 +19,48 @@ const TARGET: f64 = 0.99;
 const RIDGE: f64 = 1.0;
 const OWN_WEIGHT: usize = 5;
 
+type Row = (Vec<f64>, bool, Part);
+
 fn main() -> std::io::Result<()> {
+    let (rows, own) = grade_corpus();
+    let train: Vec<(Vec<f64>, bool)> = rows
+        .iter()
+        .filter(|r| r.2 == Part::Tuned)
+        .map(|r| (r.0.clone(), r.1))
+        // Each own answer counts as OWN_WEIGHT tuned answers: `decks check` holds every one of
+        // them to a sure pass, so the model must not rank a whole answer below a risky one.
+        .chain(
+            own.iter()
+                .flat_map(|r| std::iter::repeat_n(r.clone(), OWN_WEIGHT)),
+        )
+        .collect();
+    let weights = confidence::fit(&train, RIDGE);
+    let model = confidence::Model {
+        fitted: String::new(),
+        features: confidence::FEATURES.iter().map(|s| s.to_string()).collect(),
+        weights,
+        threshold: 1.0,
+    };
+    let (threshold, tuned_line) = choose_threshold(&model, &rows, &own);
+    let model = confidence::Model {
+        fitted: format!(
+            "cargo run --release --example fit_confidence: {} tuned answers and the cards' {} own answers (each counted {OWN_WEIGHT} times); {tuned_line}",
+            train.len() - own.len() * OWN_WEIGHT,
+            own.len()
+        ),
+        threshold,
+        ..model
+    };
+    write_model(&model)
+}
+
+/// Every tuned and held-out free-text answer graded: (features, verdict right, part), and the
+/// cards' own basics and solid answers of every card with tuned answers.
+fn grade_corpus() -> (Vec<Row>, Vec<(Vec<f64>, bool)>) {
     let lib = Library::embedded();
     let corpus = Corpus::embedded();
     let mut tuned_cards: Vec<String> = Vec::new();
-    // (features, right, part)
-    let mut rows: Vec<(Vec<f64>, bool, Part)> = Vec::new();
+    let mut rows: Vec<Row> = Vec::new();
     let mut own: Vec<(Vec<f64>, bool)> = Vec::new();
     for e in &corpus.entries {
         let Some((_, card)) = lib.card(&e.key()) else {
@@ -47,24 +83,15 @@ fn main() -> std::io::Result<()> {
         let x = g.signals.features(&g);
         rows.push((x, g.verdict == e.answer.verdict, e.part));
     }
-    let train: Vec<(Vec<f64>, bool)> = rows
-        .iter()
-        .filter(|r| r.2 == Part::Tuned)
-        .map(|r| (r.0.clone(), r.1))
-        // Each own answer counts as OWN_WEIGHT tuned answers: `decks check` holds every one of
-        // them to a sure pass, so the model must not rank a whole answer below a risky one.
-        .chain(
-            own.iter()
-                .flat_map(|r| std::iter::repeat_n(r.clone(), OWN_WEIGHT)),
-        )
-        .collect();
-    let weights = confidence::fit(&train, RIDGE);
-    let model = confidence::Model {
-        fitted: String::new(),
-        features: confidence::FEATURES.iter().map(|s| s.to_string()).collect(),
-        weights,
-        threshold: 1.0,
-    };
+    (rows, own)
+}
+
+/// The least probability a sure verdict needs (tuned corpus only), and the tuned figures line.
+fn choose_threshold(
+    model: &confidence::Model,
+    rows: &[Row],
+    own: &[(Vec<f64>, bool)],
+) -> (f64, String) {
     // A verdict with anything unchecked is never sure (`Model::sure`): rank it below all.
     let at_one = confidence::Model {
         threshold: 0.0,
@@ -130,20 +157,15 @@ fn main() -> std::io::Result<()> {
     let own_sure = own.iter().filter(|(x, _)| eligible(x) >= threshold).count();
     println!("the cards' own answers: {own_sure} of {} sure", own.len());
 
-    let model = confidence::Model {
-        fitted: format!(
-            "cargo run --release --example fit_confidence: {} tuned answers and the cards' {} own answers (each counted {OWN_WEIGHT} times); {tuned_line}",
-            train.len() - own.len() * OWN_WEIGHT,
-            own.len()
-        ),
-        threshold,
-        ..model
-    };
+    (threshold, tuned_line)
+}
+
+fn write_model(model: &confidence::Model) -> std::io::Result<()> {
     let mut out = String::from(
         "# The grader's confidence model: written by `cargo run --release --example fit_confidence`\n\
          # (fitted on the tuned corpus only). Do not edit by hand.\n",
     );
-    let body = toml::to_string(&model).map_err(std::io::Error::other)?;
+    let body = toml::to_string(model).map_err(std::io::Error::other)?;
     let _ = write!(out, "{body}");
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/src/grader/confidence.toml");
     std::fs::write(path, out)?;

@@ -282,6 +282,15 @@ fn golden_self_test(loc: &Locator, i: usize, card: &Card, errors: &mut Vec<DeckE
                 format!("self-test: the card's own answer grades {:?}", g.verdict),
             ));
         }
+        if !any_ruleless {
+            errors.extend(
+                grader::own_answers(card)
+                    .into_iter()
+                    .filter_map(|(which, text)| {
+                        own_answer_problem(card, which, &text).map(|m| loc.card(i, m))
+                    }),
+            );
+        }
     }
 }
 
@@ -323,15 +332,6 @@ fn flag_self_test(loc: &Locator, i: usize, card: &Card, errors: &mut Vec<DeckErr
                         f.label, hit.span.text
                     ),
                 ));
-            }
-            if !any_ruleless {
-                errors.extend(
-                    grader::own_answers(card)
-                        .into_iter()
-                        .filter_map(|(which, text)| {
-                            own_answer_problem(card, which, &text).map(|m| loc.card(i, m))
-                        }),
-                );
             }
         }
     }
