@@ -97,6 +97,15 @@ fn rules_sure_of_other(
         return None;
     }
     let at = read.span.as_ref()?;
+    // The rules are sure of another line only if what they read is a line of the transcript:
+    // "-32022 is a modern code" names no line, however the rules took it.
+    let shown = t.text.trim_end().lines().count() as u32;
+    if !line::mentions(&at.text, &t.text)
+        .iter()
+        .any(|m| m.line != t.bug_line && (1..=shown).contains(&m.line))
+    {
+        return None;
+    }
     if line::answer_names(answer, &t.text, t.bug_line) {
         return None;
     }
@@ -481,6 +490,12 @@ mod tests {
                 7,
                 "the third data line, because the ack has to come first",
                 "the third data line",
+            ),
+            // An error code is no line, whatever the rules read in it.
+            (
+                3,
+                "the third one. -32022 is a modern code, and the ack has to come first.",
+                "the third one",
             ),
         ];
         for (bug, answer, quote) in cases {

@@ -175,9 +175,10 @@ pub fn mentions(text: &str, transcript: &str) -> Vec<Mention> {
                 i += 3;
                 continue;
             }
-            // A bare "3rd" points at a line; a bare "third" or "last" is any order.
-            if word.as_bytes()[0].is_ascii_digit() {
-                push(Some(n), false);
+            // A bare "3rd" points at a line, and so does "the third one" in an answer to "which
+            // line?"; a bare "third" or "last" is any order ("the first message must be …").
+            if word.as_bytes()[0].is_ascii_digit() || kind == Some("one") {
+                push(resolve(transcript, n, None), false);
             }
             i += 1;
             continue;
@@ -236,6 +237,7 @@ mod tests {
         assert_eq!(lines("L5 looks off"), [5]);
         assert_eq!(lines("#2 is just a blank"), [2]);
         assert_eq!(lines("the 3rd one"), [3]);
+        assert_eq!(lines("the third one (`\"method\":\"initialize\"`)"), [3]);
         assert_eq!(lines("Line 7. It repeats the list."), [7]);
         assert_eq!(lines("Line 5's _meta is wrong"), [5]);
         assert_eq!(lines("Then 6: the server pushes another change."), [6]);
