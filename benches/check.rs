@@ -1,7 +1,7 @@
 //! The checking client's hot path: SSE frames parsed and judged per second, as a busy listen
 //! stream would deliver them (keep-alives interleaved, odd chunk boundaries).
 //!
-//! Run with `cargo bench --bench check`.
+//! Run with `cargo bench -p mcp-tutor-benches --bench check`.
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use mcp_tutor::client::sse::{SseItem, SseParser};

@@ -1,13 +1,16 @@
 //! Answers graded per second, on the fixture deck (the shipped decks change under us).
 //!
-//! Run with `cargo bench --bench grader`.
+//! Run with `cargo bench -p mcp-tutor-benches --bench grader`.
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use mcp_tutor::deck::Library;
 use mcp_tutor::grader;
 
 fn bench(c: &mut Criterion) {
-    let lib = Library::from_dirs(&["tests/fixtures/decks/good".into()], false);
+    let lib = Library::from_dirs(
+        &[mcp_tutor_benches::repo("tests/fixtures/decks/good")],
+        false,
+    );
     let answers: Vec<(&str, String)> = vec![
         ("demo/ack-first", "Before any change notification the server is required to emit notifications/subscriptions/acknowledged as its first message. Every later notification carries io.modelcontextprotocol/subscriptionId in _meta. Unlike the old initialize handshake, it's per stream; nothing is replayed, so silence is no longer ambiguous.".into()),
         ("demo/ack-first", "It is like the initialize handshake; notifications/subscription/acknowledge comes frist and the id is in a header.".into()),

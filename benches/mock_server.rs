@@ -1,7 +1,7 @@
 //! The mock server under load on loopback: one change fanned out to 1,000 open listen streams,
 //! and plain request round trips.
 //!
-//! Run with `cargo bench --bench mock_server`.
+//! Run with `cargo bench -p mcp-tutor-benches --bench mock_server`.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};

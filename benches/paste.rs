@@ -87,7 +87,7 @@ fn watch(mut screen: std::fs::File, tx: mpsc::Sender<Seen>) {
 
 /// One paste, from its first byte written to the verdict drawn.
 fn paste_once(payload: &[u8], home: &std::path::Path) -> Duration {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_mcp-tutor"));
+    let mut cmd = Command::new(mcp_tutor_benches::tutor_bin());
     cmd.args(["quiz", "cram", "--card", CARD])
         .env("MCP_TUTOR_HOME", home)
         .env("HOME", home)

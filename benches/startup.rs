@@ -77,7 +77,7 @@ fn startup(c: &mut Criterion) {
     });
     group.bench_function("binary", |b| {
         b.iter(|| {
-            let mut child = Command::new(env!("CARGO_BIN_EXE_mcp-tutor"))
+            let mut child = Command::new(mcp_tutor_benches::tutor_bin())
                 .args(["--data-dir", &dir_s, "quiz", "cram"])
                 .env("NO_COLOR", "1")
                 .stdin(Stdio::piped())

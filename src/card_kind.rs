@@ -16,6 +16,24 @@ use std::fmt::Write as _;
 use crate::card::{Card, CardKind};
 use crate::grader;
 
+/// What `hint` shows for most kinds, one line a time: the points to cover (required first), the
+/// kind's last hint, then the first rung of the ladder.
+fn hints_by_points(kind: &dyn Kind, card: &Card) -> Vec<String> {
+    let mut order: Vec<&crate::card::Point> = card.points.iter().filter(|p| p.required).collect();
+    order.extend(card.points.iter().filter(|p| !p.required));
+    let mut out: Vec<String> = order
+        .iter()
+        .enumerate()
+        .map(|(i, p)| format!("cover this: {} ({} of {})", p.label, i + 1, order.len()))
+        .collect();
+    if let Some(h) = kind.last_hint(card) {
+        out.push(h);
+    } else if let Some(step) = card.deeper.as_ref().and_then(|d| d.steps.first()) {
+        out.push(step.clone());
+    }
+    out
+}
+
 /// Every kind, in the order the enum declares them (the derived `ValueEnum` table, so a new
 /// variant is listed without anyone remembering to).
 pub fn all() -> &'static [CardKind] {
@@ -82,8 +100,8 @@ pub enum Piece {
     Line(String),
 }
 
-/// What a kind means outside the model and the grader. The defaults are what a kind with no
-/// fields of its own (recall, name-it) does.
+/// What a kind means outside the model and the grader. No method has a default: a new kind
+/// says what it does at every one of them, or does not compile.
 pub trait Kind: Sync {
     /// How the quiz names the kind in a question's header (`spot the bug`).
     fn label(&self) -> &'static str;
@@ -92,52 +110,26 @@ pub trait Kind: Sync {
     /// The line under the question saying how to answer.
     fn how_to_answer(&self) -> &'static str;
     /// The card field(s) from [`kind_fields`] that this kind uses.
-    fn own_fields(&self) -> &'static [&'static str] {
-        &[]
-    }
+    fn own_fields(&self) -> &'static [&'static str];
     /// Whether the card's `answer` text is its golden self-test (the structured kinds build
     /// theirs from their fields instead).
-    fn needs_answer_text(&self) -> bool {
-        false
-    }
+    fn needs_answer_text(&self) -> bool;
     /// The kind's own checks of a card.
     fn check(&self, card: &Card) -> Vec<Problem>;
     /// What the quiz shows under the question.
-    fn prompt(&self, _card: &Card) -> Vec<Piece> {
-        Vec::new()
-    }
+    fn prompt(&self, card: &Card) -> Vec<Piece>;
     /// What the quiz shows after the verdict, before the model answers.
-    fn reveal(&self, _card: &Card) -> Vec<Piece> {
-        Vec::new()
-    }
+    fn reveal(&self, card: &Card) -> Vec<Piece>;
     /// A hint once the key points are all hinted.
-    fn last_hint(&self, _card: &Card) -> Option<String> {
-        None
-    }
-    /// What `hint` shows, one line a time: the points to cover (required first), the kind's
-    /// last hint, then the first rung of the ladder.
-    fn hints(&self, card: &Card) -> Vec<String> {
-        let mut order: Vec<&crate::card::Point> =
-            card.points.iter().filter(|p| p.required).collect();
-        order.extend(card.points.iter().filter(|p| !p.required));
-        let mut out: Vec<String> = order
-            .iter()
-            .enumerate()
-            .map(|(i, p)| format!("cover this: {} ({} of {})", p.label, i + 1, order.len()))
-            .collect();
-        if let Some(h) = self.last_hint(card) {
-            out.push(h);
-        } else if let Some(step) = card.deeper.as_ref().and_then(|d| d.steps.first()) {
-            out.push(step.clone());
-        }
-        out
-    }
+    fn last_hint(&self, card: &Card) -> Option<String>;
+    /// What `hint` shows, one line a time.
+    fn hints(&self, card: &Card) -> Vec<String>;
     /// The study sheet's lines for the kind's fields, after the question's meta line.
-    fn markdown(&self, _card: &Card, _out: &mut String) {}
+    fn markdown(&self, card: &Card, out: &mut String);
     /// Anki's front, after the question (HTML).
-    fn anki_front(&self, _card: &Card, _out: &mut String) {}
+    fn anki_front(&self, card: &Card, out: &mut String);
     /// Anki's back, before the model answers (HTML).
-    fn anki_back(&self, _card: &Card, _out: &mut String) {}
+    fn anki_back(&self, card: &Card, out: &mut String);
 }
 
 struct Recall;
@@ -163,6 +155,25 @@ impl Kind for Recall {
             "recall card `{}` has no required point; mark the points an interviewer must hear with `required = true`",
             card.id
         ))]
+    }
+    // Prose only: no field of its own, nothing shown beyond the question and the model answer.
+    fn own_fields(&self) -> &'static [&'static str] {
+        &[]
+    }
+    fn prompt(&self, _card: &Card) -> Vec<Piece> {
+        Vec::new()
+    }
+    fn reveal(&self, _card: &Card) -> Vec<Piece> {
+        Vec::new()
+    }
+    fn last_hint(&self, _card: &Card) -> Option<String> {
+        None
+    }
+    fn markdown(&self, _card: &Card, _out: &mut String) {}
+    fn anki_front(&self, _card: &Card, _out: &mut String) {}
+    fn anki_back(&self, _card: &Card, _out: &mut String) {}
+    fn hints(&self, card: &Card) -> Vec<String> {
+        hints_by_points(self, card)
     }
 }
 
@@ -203,6 +214,22 @@ impl Kind for NameIt {
             card.id
         ))]
     }
+    // Prose only: no field of its own, nothing shown beyond the question and the model answer.
+    fn own_fields(&self) -> &'static [&'static str] {
+        &[]
+    }
+    fn prompt(&self, _card: &Card) -> Vec<Piece> {
+        Vec::new()
+    }
+    fn reveal(&self, _card: &Card) -> Vec<Piece> {
+        Vec::new()
+    }
+    fn last_hint(&self, _card: &Card) -> Option<String> {
+        None
+    }
+    fn markdown(&self, _card: &Card, _out: &mut String) {}
+    fn anki_front(&self, _card: &Card, _out: &mut String) {}
+    fn anki_back(&self, _card: &Card, _out: &mut String) {}
 }
 
 struct Cloze;
@@ -271,6 +298,18 @@ impl Kind for Cloze {
         if let Some(c) = &card.cloze {
             out.push_str(&anki_pre(&c.replace("{{", "").replace("}}", "")));
         }
+    }
+    fn needs_answer_text(&self) -> bool {
+        false
+    }
+    fn reveal(&self, _card: &Card) -> Vec<Piece> {
+        Vec::new()
+    }
+    fn last_hint(&self, _card: &Card) -> Option<String> {
+        None
+    }
+    fn hints(&self, card: &Card) -> Vec<String> {
+        hints_by_points(self, card)
     }
 }
 
@@ -409,6 +448,12 @@ impl Kind for Choice {
             .collect();
         let _ = write!(out, "<b>Right:</b> {}<br><br>", right.join("; "));
     }
+    fn needs_answer_text(&self) -> bool {
+        false
+    }
+    fn hints(&self, card: &Card) -> Vec<String> {
+        hints_by_points(self, card)
+    }
 }
 
 struct Order;
@@ -486,6 +531,15 @@ impl Kind for Order {
             "<b>Order:</b><ol><li>{}</li></ol>",
             items.join("</li><li>")
         );
+    }
+    fn needs_answer_text(&self) -> bool {
+        false
+    }
+    fn last_hint(&self, _card: &Card) -> Option<String> {
+        None
+    }
+    fn hints(&self, card: &Card) -> Vec<String> {
+        hints_by_points(self, card)
     }
 }
 
@@ -578,6 +632,12 @@ impl Kind for SpotTheBug {
         if let Some(t) = &card.transcript {
             let _ = write!(out, "<b>The faulty line:</b> {}<br><br>", t.bug_line);
         }
+    }
+    fn last_hint(&self, _card: &Card) -> Option<String> {
+        None
+    }
+    fn hints(&self, card: &Card) -> Vec<String> {
+        hints_by_points(self, card)
     }
 }
 

@@ -311,22 +311,28 @@ impl Checklist {
     /// What the grader could not check, and exact names almost written.
     fn asides(&mut self, g: &Grade) {
         let dash = self.dash;
-        for u in &g.unchecked {
+        // The same note said once, with how often ("×49" for a pasted sentence repeated).
+        for (u, n) in collapse(&g.unchecked, |u| u.text.trim().to_string()) {
             let bare = if self.plain { "not checked:" } else { "?" };
             let text = format!(
-                "not checked against the card: {}{dash} compare it with the card's answer",
-                self.quote(&u.text)
+                "not checked against the card: {}{dash} compare it with the card's answer{}",
+                self.quote(&u.text),
+                times(n)
             );
             self.item(ink::warn(bare), bare, text);
         }
-        for n in &g.near_misses {
+        for (n, k) in collapse(&g.near_misses, |n| {
+            format!("{}\u{0}{}", n.found, n.expected)
+        }) {
             let bare = if self.plain { "near miss:" } else { "≈" };
             self.item(
                 ink::warn(bare),
                 bare,
                 format!(
-                    "close: you wrote `{}`, the exact name is `{}` (not counted)",
-                    n.found, n.expected
+                    "close: you wrote `{}`, the exact name is `{}` (not counted){}",
+                    n.found,
+                    n.expected,
+                    times(k)
                 ),
             );
         }
@@ -447,5 +453,26 @@ pub fn print_error(err: &anyhow::Error) {
                 paint_err("caused by:", Style::new().dimmed())
             ))
         );
+    }
+}
+
+/// Items with the same key, once each in first-seen order, with their count.
+fn collapse<T>(items: &[T], key: impl Fn(&T) -> String) -> Vec<(&T, usize)> {
+    let mut out: Vec<(&T, usize, String)> = Vec::new();
+    for it in items {
+        let k = key(it);
+        match out.iter_mut().find(|(_, _, seen)| *seen == k) {
+            Some(o) => o.1 += 1,
+            None => out.push((it, 1, k)),
+        }
+    }
+    out.into_iter().map(|(t, n, _)| (t, n)).collect()
+}
+
+fn times(n: usize) -> String {
+    if n > 1 {
+        format!(" (×{n})")
+    } else {
+        String::new()
     }
 }

@@ -171,22 +171,8 @@ pub async fn run(
         for round in 0..rounds {
             let first = next_change;
             next_change += changes;
-            match pacing {
-                Pacing::Serial => {
-                    for n in first..next_change {
-                        shared.stamp(n);
-                        trigger.call_many(n, 1).await?;
-                        shared.wait_for(streams * (n + 1), round).await?;
-                    }
-                }
-                Pacing::Burst => {
-                    for n in first..next_change {
-                        shared.stamp(n);
-                    }
-                    trigger.call_many(first, changes).await?;
-                    shared.wait_for(streams * next_change, round).await?;
-                }
-            }
+            let changes = first..next_change;
+            one_round(&mut trigger, &shared, pacing, changes, streams, round).await?;
         }
         let elapsed = began.elapsed();
         let cpu_after = (cpu_ns(pid)?, cpu_ticks(pid)?);
@@ -215,6 +201,35 @@ pub async fn run(
         ack: percentiles(take(&shared.acks)),
         deliveries,
     })
+}
+
+/// One round: the `changes` triggered one at a time (each delivered everywhere before the
+/// next) or all at once, then waited for on every stream.
+async fn one_round(
+    trigger: &mut Trigger,
+    shared: &Shared,
+    pacing: Pacing,
+    changes: std::ops::Range<usize>,
+    streams: usize,
+    round: usize,
+) -> anyhow::Result<()> {
+    match pacing {
+        Pacing::Serial => {
+            for n in changes {
+                shared.stamp(n);
+                trigger.call_many(n, 1).await?;
+                shared.wait_for(streams * (n + 1), round).await?;
+            }
+        }
+        Pacing::Burst => {
+            for n in changes.clone() {
+                shared.stamp(n);
+            }
+            trigger.call_many(changes.start, changes.len()).await?;
+            shared.wait_for(streams * changes.end, round).await?;
+        }
+    }
+    Ok(())
 }
 
 fn take(m: &Mutex<Vec<u32>>) -> Vec<u32> {

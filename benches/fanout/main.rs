@@ -7,7 +7,7 @@
 //! delivery (throughput, server CPU per delivery, delivery latency). Runs repeat, alternating
 //! which server goes first, so the spread shows what the shared machine did meanwhile.
 //!
-//! Run with `cargo bench --bench fanout`. Environment:
+//! Run with `cargo bench -p mcp-tutor-benches --bench fanout`. Environment:
 //! - `FANOUT_STREAMS=1000,10000` stream counts; `FANOUT_CHANGES=20` changes per round;
 //!   `FANOUT_DELIVERIES=200000` deliveries per measurement (rounds = this / streams / changes);
 //!   `FANOUT_RUNS=3` repeats; `FANOUT_PACING=serial,burst` (below); `FANOUT_ONLY=NAME` weighs one
@@ -27,6 +27,11 @@ use anyhow::{Context as _, bail};
 
 /// Set in the environment of the child that serves the calibration fan-out.
 const ROLE: &str = "FANOUT_CALIBRATION_SERVER";
+
+/// A command line as its words.
+fn words(command: &str) -> Vec<String> {
+    command.split_whitespace().map(String::from).collect()
+}
 
 fn env_or(name: &str, default: &str) -> String {
     std::env::var(name).unwrap_or_else(|_| default.to_string())
@@ -48,48 +53,16 @@ fn main() -> anyhow::Result<()> {
     let changes: usize = env_or("FANOUT_CHANGES", "20").parse()?;
     let deliveries: usize = env_or("FANOUT_DELIVERIES", "200000").parse()?;
     let runs: usize = env_or("FANOUT_RUNS", "3").parse()?;
-    let server = env_or(
-        "FANOUT_SERVER",
-        concat!(env!("CARGO_BIN_EXE_mcp-tutor"), " serve --port 0"),
-    );
-    let server: Vec<String> = server.split_whitespace().map(String::from).collect();
+    let server = words(&std::env::var("FANOUT_SERVER").unwrap_or_else(|_| {
+        format!(
+            "{} serve --port 0",
+            mcp_tutor_benches::tutor_bin().display()
+        )
+    }));
     let calibration = vec![std::env::current_exe()?.display().to_string()];
-    let baseline: Option<Vec<String>> = std::env::var("FANOUT_BASELINE")
-        .ok()
-        .map(|b| b.split_whitespace().map(String::from).collect());
-    println!(
-        "load average {}; {changes} changes a round, ~{deliveries} deliveries a measurement",
-        std::fs::read_to_string("/proc/loadavg")
-            .unwrap_or_default()
-            .split_whitespace()
-            .take(3)
-            .collect::<Vec<_>>()
-            .join(" ")
-    );
-    println!(
-        "{:>7} {:<7} {:<12} {:>3} {:>12} {:>9} {:>5} {:>6} {:>9} {:>15} {:>16}",
-        "streams",
-        "pacing",
-        "server",
-        "run",
-        "deliveries/s",
-        "CPU µs/d",
-        "sys %",
-        "CPU %",
-        "KiB/idle",
-        "ack p50/p99 ms",
-        "deliv p50/p99 ms"
-    );
-    let pacings: Vec<load::Pacing> = env_or("FANOUT_PACING", "serial,burst")
-        .split(',')
-        .map(|p| match p.trim() {
-            "serial" => Ok(load::Pacing::Serial),
-            "burst" => Ok(load::Pacing::Burst),
-            other => Err(anyhow::anyhow!(
-                "FANOUT_PACING: {other:?} is not serial or burst"
-            )),
-        })
-        .collect::<Result<_, _>>()?;
+    let baseline = std::env::var("FANOUT_BASELINE").ok().map(|b| words(&b));
+    print_header(changes, deliveries);
+    let pacings = pacings()?;
     let only = std::env::var("FANOUT_ONLY").ok();
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -144,8 +117,60 @@ fn main() -> anyhow::Result<()> {
             }
         }
     }
-    for &n in &streams {
-        for &p in &pacings {
+    print_summary(&streams, &pacings, &ratios);
+    Ok(())
+}
+
+/// The load, then the table's column heads.
+fn print_header(changes: usize, deliveries: usize) {
+    println!(
+        "load average {}; {changes} changes a round, ~{deliveries} deliveries a measurement",
+        std::fs::read_to_string("/proc/loadavg")
+            .unwrap_or_default()
+            .split_whitespace()
+            .take(3)
+            .collect::<Vec<_>>()
+            .join(" ")
+    );
+    println!(
+        "{:>7} {:<7} {:<12} {:>3} {:>12} {:>9} {:>5} {:>6} {:>9} {:>15} {:>16}",
+        "streams",
+        "pacing",
+        "server",
+        "run",
+        "deliveries/s",
+        "CPU µs/d",
+        "sys %",
+        "CPU %",
+        "KiB/idle",
+        "ack p50/p99 ms",
+        "deliv p50/p99 ms"
+    );
+}
+
+/// `FANOUT_PACING`: serial, burst or both.
+fn pacings() -> anyhow::Result<Vec<load::Pacing>> {
+    env_or("FANOUT_PACING", "serial,burst")
+        .split(',')
+        .map(|p| match p.trim() {
+            "serial" => Ok(load::Pacing::Serial),
+            "burst" => Ok(load::Pacing::Burst),
+            other => Err(anyhow::anyhow!(
+                "FANOUT_PACING: {other:?} is not serial or burst"
+            )),
+        })
+        .collect::<Result<_, _>>()
+}
+
+/// Per stream count and pacing: mcp-tutor's CPU per delivery over the calibration's, the
+/// median of the runs and their range.
+fn print_summary(
+    streams: &[usize],
+    pacings: &[load::Pacing],
+    ratios: &[(usize, load::Pacing, f64)],
+) {
+    for &n in streams {
+        for &p in pacings {
             let mut r: Vec<f64> = ratios
                 .iter()
                 .filter(|(m, q, _)| *m == n && *q == p)
@@ -162,7 +187,6 @@ fn main() -> anyhow::Result<()> {
             }
         }
     }
-    Ok(())
 }
 
 /// SIGTERM first (a profiler wrapping the server writes its report then), SIGKILL after 10 s.

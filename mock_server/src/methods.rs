@@ -218,19 +218,10 @@ pub(crate) fn handle(hub: &Hub, id: &RequestId, m: &str, params: Option<&Value>)
                 )),
             }
         }
-        method::PROMPTS_GET => {
-            let Some(name) = p.get("name").and_then(Value::as_str) else {
-                return invalid("prompts/get needs params.name (a string)");
-            };
-            let args = p
-                .get("arguments")
-                .and_then(Value::as_object)
-                .unwrap_or(&empty);
-            match catalog::prompt_messages(name, args) {
-                Ok(messages) => single(json!({"messages": messages}), None),
-                Err(e) => invalid(&e),
-            }
-        }
+        method::PROMPTS_GET => match prompt(p) {
+            Ok(messages) => single(json!({"messages": messages}), None),
+            Err(e) => invalid(&e),
+        },
         method::TOOLS_CALL => call_tool(hub, id, p, &rm),
         method::SUBSCRIPTIONS_LISTEN => match p.get("notifications") {
             None => invalid(
@@ -250,6 +241,19 @@ pub(crate) fn handle(hub: &Hub, id: &RequestId, m: &str, params: Option<&Value>)
             "method table mismatch",
         )),
     }
+}
+
+/// prompts/get: the messages of the prompt `params.name` with `params.arguments`.
+fn prompt(p: &Map<String, Value>) -> Result<Value, String> {
+    let Some(name) = p.get("name").and_then(Value::as_str) else {
+        return Err("prompts/get needs params.name (a string)".into());
+    };
+    let empty = Map::new();
+    let args = p
+        .get("arguments")
+        .and_then(Value::as_object)
+        .unwrap_or(&empty);
+    catalog::prompt_messages(name, args)
 }
 
 /// Where a cursor this server issued starts its page. Cursors are opaque to clients (PAGE).
@@ -344,36 +348,17 @@ fn call_tool(hub: &Hub, id: &RequestId, p: &Map<String, Value>, rm: &RequestMeta
                 .unwrap_or("hello")
                 .to_owned(),
         ),
-        tool::READ_NOTE => {
-            let Some(note) = args.get("name").and_then(Value::as_str) else {
-                return invalid("read_note needs the string argument `name` (e.g. \"today\")");
-            };
-            match read_resource(hub, &format!("mock://notes/{note}")) {
-                Some(c) => done(c[0]["text"].as_str().unwrap_or_default().to_owned()),
-                None => invalid(&format!(
-                    "no note named {note:?}; try \"today\" or \"ideas\""
-                )),
-            }
-        }
+        tool::READ_NOTE => match read_note(hub, args) {
+            Ok(text) => done(text),
+            Err(e) => invalid(&e),
+        },
         tool::TRIGGER_TOOL_CHANGE => trigger(NotificationKind::ToolsListChanged),
         tool::TRIGGER_PROMPT_CHANGE => trigger(NotificationKind::PromptsListChanged),
         tool::TRIGGER_RESOURCE_LIST_CHANGE => trigger(NotificationKind::ResourcesListChanged),
-        tool::TRIGGER_RESOURCE_UPDATE => {
-            let uri = match args.get("uri") {
-                None | Some(Value::Null) => catalog::DEFAULT_UPDATE_URI,
-                Some(Value::String(u)) => u.as_str(),
-                Some(_) => return invalid("`uri` must be a string"),
-            };
-            if catalog::resource(uri).is_none() {
-                return invalid(&format!(
-                    "resource not found: {uri:?}; resources/list names the ones that exist"
-                ));
-            }
-            hub.trigger(NotificationKind::ResourceUpdated, Some(uri));
-            done(format!(
-                "updated {uri}; sent notifications/resources/updated to streams subscribed to it"
-            ))
-        }
+        tool::TRIGGER_RESOURCE_UPDATE => match update_resource(hub, args) {
+            Ok(text) => done(text),
+            Err(e) => invalid(&e),
+        },
         tool::CLOSE_SUBSCRIPTIONS => {
             let n = hub.close_all();
             done(format!("closing {n} subscription(s) gracefully"))
@@ -389,50 +374,87 @@ fn call_tool(hub: &Hub, id: &RequestId, p: &Map<String, Value>, rm: &RequestMeta
                 ))
             }
         }
-        tool::STREAMING_ELICITATION => {
-            if !rm.capabilities.contains_key("elicitation") {
-                return Reply::Single(protocol::missing_capability_error(
-                    Some(id),
-                    json!({"elicitation": {}}),
-                    "test_streaming_elicitation needs the client capability `elicitation`",
-                ));
-            }
-            if p.contains_key("inputResponses") {
-                return done("thanks for the input".into());
-            }
-            // Servers never send requests: input is asked for with an input_required result.
-            Reply::Single(complete(
-                id,
-                json!({
-                    "resultType": "input_required",
-                    "inputRequests": {"confirm": {"method": "elicitation/create", "params": {
-                        "message": "Continue?",
-                        "requestedSchema": {"type": "object", "properties": {"confirmed": {"type": "boolean"}}}
-                    }}}
-                }),
-                None,
-            ))
-        }
-        tool::LOGGING_TOOL => {
-            let result = complete(
-                id,
-                text_result("logged (if you asked for a logLevel)"),
-                None,
-            );
-            // LOG §Per-request log level: no logLevel, no notifications/message.
-            match rm.log_level {
-                Some(threshold) if threshold <= 1 => Reply::Streamed(vec![
-                    protocol::notification(
-                        method::MESSAGE,
-                        json!({"level": "info", "logger": "mock_server", "data": "test_logging_tool ran"}),
-                    ),
-                    result,
-                ]),
-                _ => Reply::Single(result),
-            }
-        }
+        tool::STREAMING_ELICITATION => Reply::Single(streaming_elicitation(id, p, rm)),
+        tool::LOGGING_TOOL => logging_tool(id, rm),
         other => invalid(&format!(
             "unknown tool {other:?}; tools/list names the ones that exist"
         )),
+    }
+}
+
+/// read_note: the text of the note `name` (`mock://notes/{name}`).
+fn read_note(hub: &Hub, args: &Map<String, Value>) -> Result<String, String> {
+    let Some(note) = args.get("name").and_then(Value::as_str) else {
+        return Err("read_note needs the string argument `name` (e.g. \"today\")".into());
+    };
+    match read_resource(hub, &format!("mock://notes/{note}")) {
+        Some(c) => Ok(c[0]["text"].as_str().unwrap_or_default().to_owned()),
+        None => Err(format!(
+            "no note named {note:?}; try \"today\" or \"ideas\""
+        )),
+    }
+}
+
+/// The resource-update trigger: `uri` (or the default one) updated, its subscribers told.
+fn update_resource(hub: &Hub, args: &Map<String, Value>) -> Result<String, String> {
+    let uri = match args.get("uri") {
+        None | Some(Value::Null) => catalog::DEFAULT_UPDATE_URI,
+        Some(Value::String(u)) => u.as_str(),
+        Some(_) => return Err("`uri` must be a string".into()),
+    };
+    if catalog::resource(uri).is_none() {
+        return Err(format!(
+            "resource not found: {uri:?}; resources/list names the ones that exist"
+        ));
+    }
+    hub.trigger(NotificationKind::ResourceUpdated, Some(uri));
+    Ok(format!(
+        "updated {uri}; sent notifications/resources/updated to streams subscribed to it"
+    ))
+}
+
+/// A tool that needs input: asked for with an input_required result (servers never send
+/// requests), answered once the retry carries `inputResponses`.
+fn streaming_elicitation(id: &RequestId, p: &Map<String, Value>, rm: &RequestMeta) -> Value {
+    if !rm.capabilities.contains_key("elicitation") {
+        return protocol::missing_capability_error(
+            Some(id),
+            json!({"elicitation": {}}),
+            "test_streaming_elicitation needs the client capability `elicitation`",
+        );
+    }
+    if p.contains_key("inputResponses") {
+        return complete(id, text_result("thanks for the input"), None);
+    }
+    complete(
+        id,
+        json!({
+            "resultType": "input_required",
+            "inputRequests": {"confirm": {"method": "elicitation/create", "params": {
+                "message": "Continue?",
+                "requestedSchema": {"type": "object", "properties": {"confirmed": {"type": "boolean"}}}
+            }}}
+        }),
+        None,
+    )
+}
+
+/// A tool that logs: a notifications/message before the result when the request asked for
+/// that level (LOG §Per-request log level: no logLevel, no notifications/message).
+fn logging_tool(id: &RequestId, rm: &RequestMeta) -> Reply {
+    let result = complete(
+        id,
+        text_result("logged (if you asked for a logLevel)"),
+        None,
+    );
+    match rm.log_level {
+        Some(threshold) if threshold <= 1 => Reply::Streamed(vec![
+            protocol::notification(
+                method::MESSAGE,
+                json!({"level": "info", "logger": "mock_server", "data": "test_logging_tool ran"}),
+            ),
+            result,
+        ]),
+        _ => Reply::Single(result),
     }
 }

@@ -346,36 +346,13 @@ pub(crate) fn on_bytes(
             Reply::Streamed(msgs) => msgs,
             Reply::Listen { id, requested } => {
                 let stream = hub.listen(id, requested, Transport::Stdio);
-                let outbox = outbox.clone();
-                forwarders.spawn(async move {
-                    let mut stream = std::pin::pin!(stream);
-                    while let Some(out) = stream.next().await {
-                        let mut line = Vec::new();
-                        match out {
-                            Out::Abort => break,
-                            Out::KeepAlive => continue,
-                            msg => msg.write_messages(b"", b"\n", &mut line),
-                        }
-                        if outbox.send(line).await.is_err() {
-                            break;
-                        }
-                    }
-                });
+                forwarders.spawn(forward(stream, outbox.clone()));
                 Vec::new()
             }
         },
         Message::Notification { method, params, .. } => {
             if method == method::CANCELLED {
-                let target = params
-                    .as_ref()
-                    .and_then(|p| p.get("requestId"))
-                    .and_then(RequestId::from_value);
-                // The notify-after-cancel fault ignores the cancel and keeps delivering.
-                if let Some(id) = target
-                    && !hub.has(Fault::NotifyAfterCancel)
-                {
-                    hub.cancel(&id, Transport::Stdio);
-                }
+                on_cancelled(hub, params.as_ref());
             }
             // Other notifications need no answer (a receiver MUST NOT reply to a notification).
             Vec::new()
@@ -392,6 +369,36 @@ pub(crate) fn on_bytes(
             code::INVALID_REQUEST,
             &format!("not a JSON-RPC message: {reason}"),
         )],
+    }
+}
+
+/// Writes a listen's stream to the channel, one message a line, until it ends or the channel
+/// is gone; keep-alives have no line on stdio.
+async fn forward(stream: impl futures_util::Stream<Item = Out>, outbox: Outbox) {
+    let mut stream = std::pin::pin!(stream);
+    while let Some(out) = stream.next().await {
+        let mut line = Vec::new();
+        match out {
+            Out::Abort => break,
+            Out::KeepAlive => continue,
+            msg => msg.write_messages(b"", b"\n", &mut line),
+        }
+        if outbox.send(line).await.is_err() {
+            break;
+        }
+    }
+}
+
+/// The client cancels the request `params.requestId`: on stdio, how a listen ends. The
+/// notify-after-cancel fault ignores it and keeps delivering.
+fn on_cancelled(hub: &Hub, params: Option<&Value>) {
+    let target = params
+        .and_then(|p| p.get("requestId"))
+        .and_then(RequestId::from_value);
+    if let Some(id) = target
+        && !hub.has(Fault::NotifyAfterCancel)
+    {
+        hub.cancel(&id, Transport::Stdio);
     }
 }
 

@@ -12,7 +12,7 @@ fn text(reply: &Value) -> &str {
 }
 
 #[tokio::test]
-async fn control_tools_close_one_drop_all_and_switch_faults_over_http() {
+async fn control_tools_close_one_and_drop_all_over_http() {
     let s = default_server().await;
     let tools = call(&s.url, &req("t", method::TOOLS_LIST, json!({})))
         .await
@@ -71,7 +71,11 @@ async fn control_tools_close_one_drop_all_and_switch_faults_over_http() {
     assert_eq!(r["result"]["structuredContent"]["dropped"], 1, "{r}");
     let (msgs, end) = b.rest().await;
     assert_eq!((msgs, end), (vec![], Sse::Broken), "dropped: no result");
+}
 
+#[tokio::test]
+async fn control_tools_switch_faults_over_http() {
+    let s = default_server().await;
     let (_, r) = call(
         &s.url,
         &tool(4, "test_set_fault", json!({"name": "no-ack"})),

@@ -98,22 +98,7 @@ async fn a_client_that_never_reads_leaves_the_server_s_memory_bounded() {
             stdin
         })
     };
-    // Wait until the writer finishes or stops making progress (the server stopped reading).
-    // The wait only bounds the test; what is asserted is the memory and where writing stalled.
-    let mut last = usize::MAX;
-    let mut still = 0;
-    for _ in 0..600 {
-        tokio::time::sleep(Duration::from_millis(100)).await;
-        let now = written.load(Ordering::Acquire);
-        if done.load(Ordering::Acquire) {
-            break;
-        }
-        still = if now == last { still + 1 } else { 0 };
-        last = now;
-        if still >= 5 {
-            break;
-        }
-    }
+    until_stalled(&written, &done).await;
     let peak_kb = status_kb(pid, "VmHWM:");
     let rss_kb = status_kb(pid, "VmRSS:");
     let stalled_at = written.load(Ordering::Acquire);
@@ -133,18 +118,7 @@ async fn a_client_that_never_reads_leaves_the_server_s_memory_bounded() {
     );
 
     // Reading again lets everything through: every request gets its reply, in order.
-    let reader = tokio::spawn(async move {
-        let mut ids = Vec::new();
-        while ids.len() < REQUESTS {
-            let Some(line) = lines.next_line().await.expect("read") else {
-                break;
-            };
-            let v: Value = serde_json::from_str(&line).expect("JSON");
-            assert!(v["result"]["tools"].is_array(), "{line}");
-            ids.push(v["id"].as_u64().expect("an id"));
-        }
-        ids
-    });
+    let reader = tokio::spawn(reply_ids(lines));
     let stdin = tokio::time::timeout(PATIENCE * 6, writer)
         .await
         .expect("the writer finishes once replies are read")
@@ -160,4 +134,39 @@ async fn a_client_that_never_reads_leaves_the_server_s_memory_bounded() {
         .expect("exits at end of input")
         .expect("status");
     assert!(status.success(), "{status:?}");
+}
+
+/// Waits until the writer finishes or stops making progress (the server stopped reading).
+/// The wait only bounds the test; what is asserted is the memory and where writing stalled.
+async fn until_stalled(written: &AtomicUsize, done: &AtomicBool) {
+    let mut last = usize::MAX;
+    let mut still = 0;
+    for _ in 0..600 {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        let now = written.load(Ordering::Acquire);
+        if done.load(Ordering::Acquire) {
+            return;
+        }
+        still = if now == last { still + 1 } else { 0 };
+        last = now;
+        if still >= 5 {
+            return;
+        }
+    }
+}
+
+/// The ids of the replies, in the order read, up to one per request: each a tool list.
+async fn reply_ids(
+    mut lines: tokio::io::Lines<BufReader<tokio::process::ChildStdout>>,
+) -> Vec<u64> {
+    let mut ids = Vec::new();
+    while ids.len() < REQUESTS {
+        let Some(line) = lines.next_line().await.expect("read") else {
+            break;
+        };
+        let v: Value = serde_json::from_str(&line).expect("JSON");
+        assert!(v["result"]["tools"].is_array(), "{line}");
+        ids.push(v["id"].as_u64().expect("an id"));
+    }
+    ids
 }

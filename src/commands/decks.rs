@@ -37,13 +37,17 @@ pub enum DecksCommand {
         Checks the format, ids, follow-ups, facts numbers (against decks/facts.toml), match rules and \
         kind-specific fields, then grades each card's own answer (it must hit every required point \
         and fire no red flag) and each red flag's examples (must fire) and non-examples (must not).\n\n\
-        Without PATH it checks the built-in decks plus --decks folders and your decks folder, and \
-        also requires the built-in decks to cover every fact 1-60. With PATHs (files or folders) \
-        it checks only those."
+        Without PATH or --decks it checks the built-in decks, your decks folder and the graded-answer \
+        corpus, and also requires the built-in decks to cover every fact 1-60. With PATHs (files or \
+        folders) or --decks folders it checks only those (and that their ids do not clash with a \
+        built-in deck's); with --all, --decks folders are checked along with everything else."
     )]
     Check {
         /// Deck files or folders to check instead of the loaded decks.
         paths: Vec<PathBuf>,
+        /// With --decks: check the built-in decks, your decks folder and the corpus too.
+        #[arg(long, conflicts_with = "paths")]
+        all: bool,
         /// Also list every alternative of a format-2 deck that no golden answer, flag example or
         /// tuned corpus answer uses (by default only their number is shown).
         #[arg(long)]
@@ -136,7 +140,16 @@ pub fn run(args: Args, g: &Global) -> anyhow::Result<ExitCode> {
     match args.command {
         DecksCommand::List => list(g),
         DecksCommand::Show { card } => show(g, &card),
-        DecksCommand::Check { paths, unused } => check(g, &paths, unused),
+        DecksCommand::Check { paths, all, unused } => {
+            // A folder named on the command line is what the author is working on: checking it
+            // should not wait for the whole built-in content and corpus unless asked.
+            let named = if paths.is_empty() && !all {
+                &g.deck_dirs
+            } else {
+                &paths
+            };
+            check(g, named, unused)
+        }
         DecksCommand::Eval {
             card,
             show,
@@ -436,12 +449,33 @@ fn deck_problems(lib: &Library) -> Vec<DeckError> {
     problems
 }
 
+/// [`content_checks::length_bias`] over the lab's scenario predictions (shown in file order, never shuffled),
+/// as `decks check` reports it for the built-in content. Here, where both the scenarios and
+/// the deck checks are in sight: `deck/` sits below the commands and never imports them.
+fn scenario_length_bias() -> Option<DeckError> {
+    let scenarios = crate::commands::lab::scenario::all().ok()?;
+    let questions = scenarios.iter().flat_map(|s| {
+        s.steps.iter().filter_map(|b| b.ask.as_ref()).map(|q| {
+            let texts: Vec<&str> = q.choices.iter().map(String::as_str).collect();
+            (texts, q.answer_index().into_iter().collect::<Vec<_>>())
+        })
+    });
+    content_checks::length_bias(questions).map(|b| DeckError {
+        file: "decks/scenarios/".into(),
+        line: 0,
+        column: 0,
+        message: format!(
+            "lab scenario predictions: {b}; make the wrong options as long as the right one, or shorten the right one"
+        ),
+    })
+}
+
 /// What only the built-in content as a whole can get wrong: option lengths that give the
 /// answer away, the 60 facts, and facts no card teaches.
 fn built_in_content_problems() -> Vec<DeckError> {
     let shipped = Library::embedded();
     let mut problems = Vec::new();
-    problems.extend(content_checks::scenario_length_bias());
+    problems.extend(scenario_length_bias());
     problems.extend(content_checks::decks_length_bias(&shipped.decks));
     if facts::all().len() != 60 {
         problems.push(DeckError {

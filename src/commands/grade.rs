@@ -154,9 +154,11 @@ pub fn render(g: &Grade) -> String {
 /// [`render`] for a given mode and width (snapshot tests pin both).
 pub fn render_to(g: &Grade, plain: bool, width: usize) -> String {
     use crate::term::ink;
-    let unsure = match g.confidence {
-        grader::Confidence::Sure => "",
-        grader::Confidence::Unsure => " (not sure)",
+    let unsure = match (g.confidence, g.untuned) {
+        (grader::Confidence::Sure, _) => "",
+        (grader::Confidence::Unsure, false) => " (not sure)",
+        // Nobody has measured the rules on this card yet: say so.
+        (grader::Confidence::Unsure, true) => " (not sure: no tuned answers yet)",
     };
     let mut out = format!(
         "{}  {}{unsure}  score {:.0}%  suggested rating: {}\n",

@@ -141,10 +141,11 @@ pub struct Misconception {
     unknown: Vec<String>,
 }
 
-/// The catalogue's misconceptions expanded once per load: every free-text card carries them, and
-/// expanding them again for each card made a 10,000-card deck take seconds.
-pub fn expand_misconceptions(vocab: &Vocabulary) -> Vec<Misconception> {
-    super::catalogue::misconceptions()
+/// The catalogue's misconceptions (`catalogue::misconceptions`, passed in by the loader, which
+/// sees both files) expanded once per load: every free-text card carries them, and expanding
+/// them again for each card made a 10,000-card deck take seconds.
+pub fn expand_misconceptions(catalogue: &[RedFlag], vocab: &Vocabulary) -> Vec<Misconception> {
+    catalogue
         .iter()
         .map(|f| {
             let mut m = Misconception {
@@ -208,9 +209,7 @@ pub fn resolve(
                 card.red_flags.push(f.clone())
             }
             Some(_) => {}
-            None if super::catalogue::misconceptions()
-                .iter()
-                .any(|m| m.id == name) => {}
+            None if misconceptions.iter().any(|m| m.flag.id == name) => {}
             None => un.flags.push(name),
         }
     }

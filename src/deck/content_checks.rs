@@ -441,26 +441,6 @@ fn position_bias(deck: &Deck, loc: &Locator<'_>) -> Option<DeckError> {
     })
 }
 
-/// [`length_bias`] over the lab's scenario predictions (shown in file order, never shuffled),
-/// as `decks check` reports it for the built-in content.
-pub fn scenario_length_bias() -> Option<DeckError> {
-    let scenarios = crate::commands::lab::scenario::all().ok()?;
-    let questions = scenarios.iter().flat_map(|s| {
-        s.steps.iter().filter_map(|b| b.ask.as_ref()).map(|q| {
-            let texts: Vec<&str> = q.choices.iter().map(String::as_str).collect();
-            (texts, q.answer_index().into_iter().collect::<Vec<_>>())
-        })
-    });
-    length_bias(questions).map(|b| DeckError {
-        file: "decks/scenarios/".into(),
-        line: 0,
-        column: 0,
-        message: format!(
-            "lab scenario predictions: {b}; make the wrong options as long as the right one, or shorten the right one"
-        ),
-    })
-}
-
 /// Each choice card's options as shown and the indexes of its right ones.
 fn choice_options(deck: &Deck) -> impl Iterator<Item = (Vec<&str>, Vec<usize>)> {
     deck.cards

@@ -77,7 +77,8 @@ fn resolve_vocabulary(deck: &mut Deck, text: &str) -> Vec<DeckError> {
         }
     };
     let mut used = std::collections::BTreeSet::new();
-    let misconceptions = super::concepts::expand_misconceptions(vocab);
+    let misconceptions =
+        super::concepts::expand_misconceptions(super::catalogue::misconceptions(), vocab);
     let unresolved: Vec<(usize, super::concepts::Unresolved)> = deck
         .cards
         .iter_mut()

@@ -16,15 +16,7 @@ mod load;
 pub(crate) mod locate;
 pub mod model;
 pub(crate) mod rubric;
-#[allow(
-    clippy::too_many_lines,
-    reason = "findings is one scanner loop over TOML's string and bracket states"
-)]
 mod toml10;
-#[allow(
-    clippy::too_many_lines,
-    reason = "check_card and self_test wait for the deck loader's rework (issue 21)"
-)]
 pub mod validate;
 
 use std::fmt;

@@ -96,10 +96,25 @@ fn check_card(
     facts: &BTreeSet<u32>,
     errors: &mut Vec<DeckError>,
 ) {
-    let id = &card.id;
     if card.question.trim().is_empty() {
+        let id = &card.id;
         errors.push(loc.card(i, format!("card `{id}` has an empty `question`")));
     }
+    check_references(loc, i, card, ids, facts, errors);
+    check_rules(loc, i, card, errors);
+    check_kind(loc, i, card, errors);
+}
+
+/// Follow-ups name other cards of the deck; facts are numbers decks/facts.toml has.
+fn check_references(
+    loc: &Locator,
+    i: usize,
+    card: &Card,
+    ids: &BTreeSet<&str>,
+    facts: &BTreeSet<u32>,
+    errors: &mut Vec<DeckError>,
+) {
+    let id = &card.id;
     for f in &card.followups {
         if f == id {
             errors.push(loc.field(
@@ -127,6 +142,12 @@ fn check_card(
             ));
         }
     }
+}
+
+/// Every point and red flag has a claim to match; a red flag says what is true instead, where
+/// the spec says so, and what must fire it.
+fn check_rules(loc: &Locator, i: usize, card: &Card, errors: &mut Vec<DeckError>) {
+    let id = &card.id;
     for p in &card.points {
         let usable = p.rules.iter().any(usable);
         if !usable {
@@ -163,6 +184,11 @@ fn check_card(
             errors.push(loc.label(i, &f.label, format!("red flag \"{}\" of card `{id}` has no `examples`; add at least one answer that must fire it", f.label)));
         }
     }
+}
+
+/// What the card's kind asks of it, and fields only another kind uses.
+fn check_kind(loc: &Locator, i: usize, card: &Card, errors: &mut Vec<DeckError>) {
+    let id = &card.id;
     let kind = crate::card_kind::of(card.kind);
     if kind.needs_answer_text()
         && card
@@ -204,92 +230,159 @@ pub fn self_test(deck: &Deck, text: &str) -> Vec<DeckError> {
     let loc = Locator::new(deck, text);
     let mut errors = Vec::new();
     for (i, card) in deck.cards.iter().enumerate() {
-        if let Some(golden) = grader::golden_answer(card) {
-            let g = grader::grade(card, &golden);
-            // Points without a usable rule are already reported by validation.
-            let ruleless = |label: &str| {
-                card.points
-                    .iter()
-                    .any(|p| p.label == label && !p.rules.iter().any(usable))
-            };
-            let missed: Vec<&str> = g
-                .points
+        golden_self_test(&loc, i, card, &mut errors);
+        flag_self_test(&loc, i, card, &mut errors);
+    }
+    errors
+}
+
+/// The card's right answer passes with every required point and no red flag.
+fn golden_self_test(loc: &Locator, i: usize, card: &Card, errors: &mut Vec<DeckError>) {
+    if let Some(golden) = grader::golden_answer(card) {
+        let g = grader::grade(card, &golden);
+        // Points without a usable rule are already reported by validation.
+        let ruleless = |label: &str| {
+            card.points
                 .iter()
-                .filter(|p| p.required && !p.hit && !ruleless(&p.label))
-                .map(|p| p.label.as_str())
-                .collect();
-            if !missed.is_empty() {
-                errors.push(loc.card(
-                    i,
-                    format!(
-                        "self-test: the card's own answer misses required point(s) {}; reword the answer or widen the point's match rules",
-                        quote_list(&missed)
-                    ),
-                ));
-            }
-            for f in &g.red_flags {
+                .any(|p| p.label == label && !p.rules.iter().any(usable))
+        };
+        let missed: Vec<&str> = g
+            .points
+            .iter()
+            .filter(|p| p.required && !p.hit && !ruleless(&p.label))
+            .map(|p| p.label.as_str())
+            .collect();
+        if !missed.is_empty() {
+            errors.push(loc.card(
+                i,
+                format!(
+                    "self-test: the card's own answer misses required point(s) {}; reword the answer or widen the point's match rules",
+                    quote_list(&missed)
+                ),
+            ));
+        }
+        for f in &g.red_flags {
+            errors.push(loc.label(
+                i,
+                &f.label,
+                format!(
+                    "self-test: the card's own answer fires red flag \"{}\" at \"{}\"; add a guard or reword the answer",
+                    f.label, f.span.text
+                ),
+            ));
+        }
+        let any_ruleless = card.points.iter().any(|p| ruleless(&p.label));
+        if missed.is_empty()
+            && g.red_flags.is_empty()
+            && g.verdict != Verdict::Pass
+            && !any_ruleless
+        {
+            errors.push(loc.card(
+                i,
+                format!("self-test: the card's own answer grades {:?}", g.verdict),
+            ));
+        }
+        if !any_ruleless {
+            errors.extend(
+                grader::own_answers(card)
+                    .into_iter()
+                    .filter_map(|(which, text)| {
+                        own_answer_problem(card, which, &text).map(|m| loc.card(i, m))
+                    }),
+            );
+        }
+    }
+}
+
+/// Each red-flag example fires that flag, each non-example does not. The catalogue's
+/// misconceptions are checked once, by `decks check`, not on every card.
+fn flag_self_test(loc: &Locator, i: usize, card: &Card, errors: &mut Vec<DeckError>) {
+    for f in card.red_flags.iter().filter(|f| !f.catalogue) {
+        if !f.rules.iter().any(usable) {
+            continue;
+        }
+        let flag_only = Card {
+            points: Vec::new(),
+            red_flags: vec![f.clone()],
+            ..card.clone()
+        };
+        let prose_only = Card {
+            kind: CardKind::Recall,
+            ..flag_only
+        };
+        for ex in &f.examples {
+            if grader::grade(&prose_only, ex).red_flags.is_empty() {
                 errors.push(loc.label(
                     i,
                     &f.label,
                     format!(
-                        "self-test: the card's own answer fires red flag \"{}\" at \"{}\"; add a guard or reword the answer",
-                        f.label, f.span.text
+                        "self-test: red flag \"{}\" does not fire on its example \"{ex}\"; widen its match rules",
+                        f.label
                     ),
                 ));
             }
-            let any_ruleless = card.points.iter().any(|p| ruleless(&p.label));
-            if missed.is_empty()
-                && g.red_flags.is_empty()
-                && g.verdict != Verdict::Pass
-                && !any_ruleless
-            {
-                errors.push(loc.card(
+        }
+        for ex in &f.non_examples {
+            if let Some(hit) = grader::grade(&prose_only, ex).red_flags.first() {
+                errors.push(loc.label(
                     i,
-                    format!("self-test: the card's own answer grades {:?}", g.verdict),
+                    &f.label,
+                    format!(
+                        "self-test: red flag \"{}\" fires on its non-example \"{ex}\" (at \"{}\"); add a guard or narrow its rules",
+                        f.label, hit.span.text
+                    ),
                 ));
             }
         }
-        // The catalogue's misconceptions are checked once, by `decks check`, not on every card.
-        for f in card.red_flags.iter().filter(|f| !f.catalogue) {
-            if !f.rules.iter().any(usable) {
-                continue;
-            }
-            let flag_only = Card {
-                points: Vec::new(),
-                red_flags: vec![f.clone()],
-                ..card.clone()
-            };
-            let prose_only = Card {
-                kind: CardKind::Recall,
-                ..flag_only
-            };
-            for ex in &f.examples {
-                if grader::grade(&prose_only, ex).red_flags.is_empty() {
-                    errors.push(loc.label(
-                        i,
-                        &f.label,
-                        format!(
-                            "self-test: red flag \"{}\" does not fire on its example \"{ex}\"; widen its match rules",
-                            f.label
-                        ),
-                    ));
-                }
-            }
-            for ex in &f.non_examples {
-                if let Some(hit) = grader::grade(&prose_only, ex).red_flags.first() {
-                    errors.push(loc.label(
-                        i,
-                        &f.label,
-                        format!(
-                            "self-test: red flag \"{}\" fires on its non-example \"{ex}\" (at \"{}\"); add a guard or narrow its rules",
-                            f.label, hit.span.text
-                        ),
-                    ));
-                }
-            }
-        }
     }
-    errors
+}
+
+/// What keeps a card's own answer from grading the way it must: a sure pass, no red flag and
+/// no near miss (a near miss on the card's own words would teach that a right name is wrong).
+fn own_answer_problem(card: &Card, which: &str, text: &str) -> Option<String> {
+    let g = grader::grade(card, text);
+    let mut wrong = Vec::new();
+    if g.verdict != Verdict::Pass {
+        let missed: Vec<&str> = g
+            .points
+            .iter()
+            .filter(|p| p.required && !p.hit)
+            .map(|p| p.label.as_str())
+            .collect();
+        wrong.push(format!(
+            "grades {} (required point(s) not credited: {})",
+            g.verdict.name(),
+            quote_list(&missed)
+        ));
+    }
+    for f in &g.red_flags {
+        wrong.push(format!(
+            "fires red flag \"{}\" at \"{}\"",
+            f.label, f.span.text
+        ));
+    }
+    for n in &g.near_misses {
+        wrong.push(format!(
+            "reports a near miss: \"{}\" for `{}`",
+            n.found, n.expected
+        ));
+    }
+    // A card with no tuned corpus answers is never sure (nobody has measured the rules on it
+    // yet), so only a measured card is held to a sure verdict.
+    if g.confidence != grader::Confidence::Sure && wrong.is_empty() && !g.untuned {
+        let unchecked: Vec<&str> = g.unchecked.iter().map(|u| u.text.as_str()).collect();
+        wrong.push(format!(
+            "is not sure (the confidence model gives {:.2}; unchecked: {}); refit the model (`cargo run --release --example fit_confidence`) or make the grader read it",
+            g.certainty.unwrap_or(0.0),
+            quote_list(&unchecked)
+        ));
+    }
+    (!wrong.is_empty()).then(|| {
+        format!(
+            "self-test: the card's own {which} {}; fix the grader's reading, or the card where its text is at fault",
+            wrong.join("; ")
+        )
+    })
 }
 
 fn quote_list(items: &[&str]) -> String {

@@ -78,7 +78,8 @@ pub fn looks_like_identifier(w: &str) -> bool {
     let inner = w.get(1..).unwrap_or("");
     w.chars()
         .any(|c| matches!(c, '/' | '_' | '.') || c.is_ascii_digit())
-        || inner.contains('-')
+        // `Mcp-Session-Id` is a header; `list-change` and `keep-alive` are prose.
+        || (inner.contains('-') && w.chars().any(|c| c.is_uppercase()))
         || inner.chars().any(|c| c.is_uppercase())
 }
 
@@ -106,7 +107,8 @@ pub fn near_miss(found: &str, expected: &str) -> bool {
     }
     // `subscriptionId` for `io.modelcontextprotocol/subscriptionId`: right key, missing prefix.
     if let Some(last) = expected.rsplit(['/', '.']).next() {
-        if last.len() >= 4 && last != expected && found.eq_ignore_ascii_case(last) {
+        // Case counts here: `JSON` the format is not the `json` of `application/json`.
+        if last.len() >= 4 && last != expected && found == last {
             return true;
         }
     }

@@ -20,6 +20,7 @@
 
 mod account;
 mod claims;
+pub mod confidence;
 mod idents;
 mod kinds;
 pub(crate) mod lexicon;
@@ -81,7 +82,26 @@ fn grade_whole(card: &Card, answer: &str) -> Grade {
     let seg = Segments::new(answer);
     let stance = Stance::of(&seg);
     let truths = account::truths_for(card);
-    let mut prose = rubric::judge(card, answer, &seg, &stance, &|t| truths.has_word(&t.canon));
+    // A name the protocol has as written, its short form (`tools/list_changed`, `logLevel`),
+    // or a quote of the transcript the card shows: never a near miss of another name.
+    let known_ident = |id: &str| {
+        card.identifiers
+            .iter()
+            .any(|k| k == id || k.strip_suffix(id).is_some_and(|p| p.ends_with(['/', '.'])))
+            || card
+                .transcript
+                .as_ref()
+                .is_some_and(|t| writes_word(&t.text, id))
+            || card.code.as_ref().is_some_and(|c| writes_word(&c.text, id))
+    };
+    let mut prose = rubric::judge(
+        card,
+        answer,
+        &seg,
+        &stance,
+        &|t| truths.has_word(&t.canon),
+        &known_ident,
+    );
     let mut parts = match card.kind {
         CardKind::Recall | CardKind::NameIt => verdict::Parts::default(),
         CardKind::Choice => kinds::choice(card, answer, &seg, &stance),
@@ -106,7 +126,72 @@ fn grade_whole(card: &Card, answer: &str) -> Grade {
             parts.near_misses.push(n);
         }
     }
-    verdict::finish(card.id.clone(), parts)
+    let mut g = verdict::finish(card.id.clone(), parts);
+    if card.kind.free_text() {
+        g.signals = signals(&seg, &prose.accounted, &g, card.kind);
+        judge_confidence(&mut g);
+    }
+    g
+}
+
+/// Whether `text` writes `word` whole (not as the start of `notifications/cancelled`).
+fn writes_word(text: &str, word: &str) -> bool {
+    let part = |c: char| c.is_alphanumeric() || matches!(c, '_' | '/' | '.' | '-');
+    text.match_indices(word).any(|(at, _)| {
+        let before = text[..at].chars().next_back();
+        let after = text[at + word.len()..].chars().next();
+        !before.is_some_and(part)
+            && !after.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '/')
+    })
+}
+
+/// The signals the confidence model reads, from the stages' findings.
+fn signals(seg: &Segments, accounted: &[usize], g: &Grade, kind: CardKind) -> confidence::Signals {
+    let accounted: std::collections::HashSet<usize> = accounted.iter().copied().collect();
+    let claims: Vec<std::ops::Range<usize>> = (1..=seg.claim_count())
+        .map(|c| seg.claim_range(c))
+        .filter(|r| !r.is_empty())
+        .collect();
+    let words = |s: &Span| s.text.split_whitespace().count();
+    let ticks: Vec<&Span> = g
+        .points
+        .iter()
+        .filter(|p| p.hit)
+        .filter_map(|p| p.span.as_ref())
+        .collect();
+    let overlaps = |a: &Span, b: &Span| a.start < b.end && b.start < a.end;
+    confidence::Signals {
+        claims: claims.len(),
+        words: seg.tokens.len(),
+        claims_unaccounted: claims
+            .iter()
+            .filter(|r| !(r.start..r.end).any(|t| accounted.contains(&t)))
+            .count(),
+        weakest_tick: ticks.iter().map(|s| words(s)).min().unwrap_or(0),
+        thin_ticks: ticks.iter().filter(|s| words(s) <= 2).count(),
+        thin_flags: g.red_flags.iter().filter(|f| words(&f.span) <= 3).count(),
+        flag_tick_overlap: g
+            .red_flags
+            .iter()
+            .filter(|f| ticks.iter().any(|t| overlaps(t, &f.span)))
+            .count(),
+        novel_words: g.unchecked.iter().map(|u| u.novel.len()).sum(),
+        spot: kind == CardKind::SpotTheBug,
+    }
+}
+
+/// Sure only when the model says the verdict is right often enough, on a card with tuned
+/// answers.
+pub fn judge_confidence(g: &mut Grade) {
+    let m = confidence::model();
+    let x = g.signals.features(g);
+    g.certainty = Some(m.p_right(&x) as f32);
+    g.untuned = !confidence::tuned(&g.card);
+    g.confidence = if !g.untuned && m.sure(&x) {
+        Confidence::Sure
+    } else {
+        Confidence::Unsure
+    };
 }
 
 pub use rubric::alternatives_used;
@@ -140,4 +225,33 @@ pub fn is_common_word(w: &str) -> bool {
     words::is_stopword(&w)
         || lexicon::lexicon().generic.contains(&w)
         || lexicon::lexicon().polar.contains(&w)
+}
+
+/// Whether `card` takes a free-text answer (recall, spot-the-bug): the kinds whose verdicts
+/// the confidence model judges.
+pub fn is_free_text(card: &Card) -> bool {
+    card.kind.free_text()
+}
+
+/// A free-text card's own basics and solid answer, as a learner would type them (a
+/// spot-the-bug answer names the line first).
+pub fn own_answers(card: &Card) -> Vec<(&'static str, String)> {
+    if !is_free_text(card) {
+        return Vec::new();
+    }
+    let line = card.transcript.as_ref().map(|t| t.bug_line);
+    let typed = |t: &str| match (card.kind, line) {
+        (CardKind::SpotTheBug, Some(n)) if !t.to_lowercase().contains(&format!("line {n}")) => {
+            format!("Line {n}: {t}")
+        }
+        _ => t.to_string(),
+    };
+    let mut out = Vec::new();
+    if let Some(b) = &card.basics {
+        out.push(("basics", typed(&b.text)));
+    }
+    if let Some(a) = &card.answer {
+        out.push(("solid answer", typed(&a.text)));
+    }
+    out
 }

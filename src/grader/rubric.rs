@@ -149,6 +149,7 @@ pub fn judge(
     seg: &Segments,
     stance: &Stance,
     known: &dyn Fn(&super::segment::Token) -> bool,
+    known_ident: &dyn Fn(&str) -> bool,
 ) -> Prose {
     let mut out = Prose::default();
     if card.points.is_empty() && card.red_flags.is_empty() {
@@ -171,9 +172,10 @@ pub fn judge(
         let m = patterns
             .iter()
             .find_map(|pat| claims::read(&a, pat, Mode::Point, &[]));
+        let bare = m.is_none().then(|| bare_yes_no(card, p, seg)).flatten();
         if m.is_none() {
             for e in p.rules.iter().flat_map(|r| &r.exact) {
-                near_miss_of(seg, answer, e, &mut out.near_misses);
+                near_miss_of(seg, answer, e, known_ident, &mut out.near_misses);
             }
         }
         if let Some(m) = &m {
@@ -183,23 +185,21 @@ pub fn judge(
             id: p.id.clone(),
             label: p.label.clone(),
             required: p.required,
-            hit: m.is_some(),
-            span: m.map(|m| span(m.start, m.end)),
+            hit: m.is_some() || bare.is_some(),
+            span: m
+                .map(|m| span(m.start, m.end))
+                .or(bare.map(|(a, b)| span(a, b))),
         });
     }
-    watch_identifiers(seg, answer, card, &mut out.near_misses);
+    watch_identifiers(seg, answer, card, known_ident, &mut out.near_misses);
     for (f, (patterns, guards)) in card.red_flags.iter().zip(&rubric.flags) {
         let hit = patterns
             .iter()
             .find_map(|pat| claims::read(&a, pat, Mode::Flag, guards));
         if let Some(m) = hit {
             // A claim that states a misconception is judged whole: what else it says is moot.
-            for claim in m
-                .tokens
-                .iter()
-                .filter_map(|&t| seg.tokens.get(t))
-                .map(|t| t.claim)
-            {
+            let claims = m.tokens.iter().filter_map(|&t| seg.tokens.get(t));
+            for claim in claims.map(|t| t.claim) {
                 out.accounted.extend(seg.claim_range(claim));
             }
             let (start, end) = stating_clauses(seg, &m);
@@ -223,7 +223,84 @@ pub fn judge(
         .collect();
     out.red_flags
         .retain(|f| !f.catalogue || !own.iter().any(|&(s, e)| f.span.start < e && s < f.span.end));
+    settle_overlaps(card, &mut out);
     out
+}
+
+/// Where the stages overlap: a name credited as written exactly is not also a near miss, and
+/// the clause a flag quotes earns no point.
+fn settle_overlaps(card: &Card, out: &mut Prose) {
+    // A name the checklist credits as written exactly is never also "close" to something.
+    let exact_ticked: Vec<&str> = card
+        .points
+        .iter()
+        .zip(&out.points)
+        .filter(|(_, r)| r.hit)
+        .flat_map(|(p, _)| p.rules.iter().flat_map(|r| &r.exact))
+        .map(String::as_str)
+        .collect();
+    out.near_misses
+        .retain(|n| !exact_ticked.contains(&n.found.as_str()));
+    // The clause a flag quotes states a misconception: it earns no point as well ("the server
+    // generates a unique subscription id" is no tick for "the client chooses it").
+    for p in out.points.iter_mut().filter(|p| p.hit) {
+        let in_flag = p.span.as_ref().is_some_and(|t| {
+            out.red_flags
+                .iter()
+                .any(|f| t.start < f.span.end && f.span.start < t.end)
+        });
+        if in_flag {
+            p.hit = false;
+            p.span = None;
+        }
+    }
+}
+
+/// A yes/no question's bare answer ("No.", "No, it doesn't.") earns the point whose label
+/// opens with that answer: the span of the word.
+fn bare_yes_no(card: &Card, p: &crate::card::Point, seg: &Segments) -> Option<(usize, usize)> {
+    let polar = card
+        .question
+        .split_whitespace()
+        .next()
+        .map(str::to_lowercase)
+        .is_some_and(|w| {
+            matches!(
+                w.as_str(),
+                "does"
+                    | "do"
+                    | "is"
+                    | "are"
+                    | "can"
+                    | "should"
+                    | "must"
+                    | "may"
+                    | "will"
+                    | "would"
+                    | "could"
+                    | "has"
+                    | "have"
+                    | "did"
+                    | "was"
+                    | "were"
+            )
+        });
+    if !polar || !card.question.trim_end().ends_with('?') {
+        return None;
+    }
+    let first = seg.tokens.first()?;
+    let word = first.norm.as_str();
+    let label = p.label.to_lowercase();
+    let wanted = ["no", "yes"]
+        .into_iter()
+        .find(|w| label.starts_with(&format!("{w}:")) || label.starts_with(&format!("{w},")))?;
+    // The word alone before its sentence goes on: "No." / "No, …", not "No replay happens".
+    let alone = seg.tokens.get(1).is_none_or(|n| {
+        seg.norm()
+            .get(first.end..n.start)
+            .is_some_and(|gap| gap.contains(['.', ',', ';', ':', '!', '-', '—']))
+    });
+    (word == wanted && alone).then_some((first.start, first.end))
 }
 
 /// The whole clauses a flag's reading stands in, so the learner sees what they stated ("the
@@ -259,16 +336,24 @@ fn stating_clauses(s: &Segments, m: &Reading) -> (usize, usize) {
     (start.min(m.start), end.max(m.end))
 }
 
-/// Identifier-like words written almost like one of the protocol's identifiers: reported on
-/// every card, whatever it asks.
-fn watch_identifiers(s: &Segments, answer: &str, card: &Card, out: &mut Vec<NearMiss>) {
+/// Identifier-like words written almost like one of the protocol's identifiers, and not
+/// themselves one of its names: reported on every card, whatever it asks (a misspelt
+/// `notifications/subscription/acknowledged` reaches for the acknowledgement's name; the
+/// capability `tools.listChanged` reaches for nothing but itself).
+fn watch_identifiers(
+    s: &Segments,
+    answer: &str,
+    card: &Card,
+    known_ident: &dyn Fn(&str) -> bool,
+    out: &mut Vec<NearMiss>,
+) {
     if card.identifiers.is_empty() {
         return;
     }
     let norm = s.norm();
     for (a, b) in ident_candidates(norm) {
         let found = &norm[a..b];
-        if !looks_like_identifier(found) || card.identifiers.iter().any(|k| k == found) {
+        if !looks_like_identifier(found) || known_ident(found) {
             continue;
         }
         let Some(expected) = card
@@ -282,12 +367,26 @@ fn watch_identifiers(s: &Segments, answer: &str, card: &Card, out: &mut Vec<Near
     }
 }
 
-fn near_miss_of(s: &Segments, answer: &str, expected: &str, out: &mut Vec<NearMiss>) {
+/// A near miss of `expected`, an exact name a point asks for that the answer did not write:
+/// only a word that reaches for it, and is not itself one of the protocol's names
+/// (`tools.listChanged` is a capability, not a misspelt `toolsListChanged`).
+fn near_miss_of(
+    s: &Segments,
+    answer: &str,
+    expected: &str,
+    known_ident: &dyn Fn(&str) -> bool,
+    out: &mut Vec<NearMiss>,
+) {
     let norm = s.norm();
-    if let Some(&(a, b)) = ident_candidates(norm)
-        .iter()
-        .find(|&&(a, b)| near_miss(&norm[a..b], expected))
-    {
+    if let Some(&(a, b)) = ident_candidates(norm).iter().find(|&&(a, b)| {
+        let found = &norm[a..b];
+        // The bare key of a prefixed name a point asks for exactly (`subscriptionId` for
+        // `io.modelcontextprotocol/subscriptionId`) reaches for it.
+        let bare_key = expected.rsplit(['/', '.']).next() == Some(found);
+        near_miss(found, expected)
+            && !same_header(found, expected)
+            && (bare_key || !known_ident(found))
+    }) {
         push_near_miss(s, answer, expected, a, b, out);
     }
 }

@@ -104,16 +104,13 @@ impl Stance {
         for c in 0..clauses {
             st.taken_back[c] = denied_by_tail(s, &st, c);
         }
-        // Sentences are runs of tokens: judge each one once.
-        let mut past = Vec::new();
-        for sentence in s.tokens.chunk_by(|a, b| a.sentence == b.sentence) {
-            past.resize(sentence[0].sentence + 1, false);
-            past[sentence[0].sentence] = opens_in_the_past(sentence);
-        }
+        let (past, hedged) = sentence_openings(s);
         for claim in 0..claims {
             let r = s.claim_range(claim);
             if let Some(t) = s.tokens.get(r.start) {
-                st.question[claim] = s.is_question(t.sentence);
+                // "I am not sure where the texts disagree" asks as much as a question does.
+                st.question[claim] =
+                    s.is_question(t.sentence) || hedged.get(t.sentence).copied().unwrap_or(false);
             }
             let in_the_past = !r.is_empty()
                 && s.tokens
@@ -238,6 +235,52 @@ impl Stance {
     pub fn negated(&self, s: &Segments, c: usize) -> bool {
         self.denies(s, c, &[])
     }
+}
+
+/// Per sentence: whether it opens in a past revision, and whether it opens with a hedge.
+fn sentence_openings(s: &Segments) -> (Vec<bool>, Vec<bool>) {
+    let mut past = Vec::new();
+    let mut hedged = Vec::new();
+    // Sentences are runs of tokens: judge each one once.
+    for sentence in s.tokens.chunk_by(|a, b| a.sentence == b.sentence) {
+        past.resize(sentence[0].sentence + 1, false);
+        hedged.resize(sentence[0].sentence + 1, false);
+        past[sentence[0].sentence] = opens_in_the_past(sentence);
+        hedged[sentence[0].sentence] = opens_with_a_hedge(sentence);
+    }
+    (past, hedged)
+}
+
+/// Whether a sentence opens by saying the learner does not know ("I am not sure where …",
+/// "I don't know whether …", "not sure, but"): a hedge states no claim of its own.
+fn opens_with_a_hedge(sentence: &[Token]) -> bool {
+    let words: Vec<&str> = sentence
+        .iter()
+        .take(6)
+        .map(|t| {
+            t.norm
+                .trim_matches(|c: char| !c.is_alphanumeric() && c != '\'')
+        })
+        .filter(|w| !w.is_empty())
+        .collect();
+    let text = words.join(" ").replace('’', "'");
+    [
+        "i am not sure",
+        "i'm not sure",
+        "i m not sure",
+        "not sure",
+        "i am unsure",
+        "i'm unsure",
+        "unsure",
+        "i don't know",
+        "i don t know",
+        "i do not know",
+        "i dont know",
+        "no idea",
+        "idk",
+    ]
+    .iter()
+    .any(|h| text == *h || text.starts_with(&format!("{h} ")))
 }
 
 /// Built-in negation cues: a mention in the same clause as one of these is being denied.

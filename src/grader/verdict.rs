@@ -27,6 +27,27 @@ pub struct Grade {
     /// Set when the answer was longer than [`super::MAX_ANSWER`] and only its start was graded.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub truncated: bool,
+    /// The confidence model's probability that this free-text verdict is right
+    /// ([`super::confidence`]); absent for the structured kinds, which are read exactly.
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "two_decimals_opt"
+    )]
+    pub certainty: Option<f32>,
+    /// The card has no tuned corpus answers yet: nobody has measured the rules on it, so its
+    /// verdicts are never sure.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub untuned: bool,
+    /// What the confidence was judged on.
+    #[serde(skip)]
+    pub signals: super::confidence::Signals,
+}
+
+fn two_decimals_opt<S: serde::Serializer>(v: &Option<f32>, s: S) -> Result<S::Ok, S::Error> {
+    match v {
+        Some(v) => two_decimals(v, s),
+        None => s.serialize_none(),
+    }
 }
 
 fn two_decimals<S: serde::Serializer>(v: &f32, s: S) -> Result<S::Ok, S::Error> {
@@ -191,6 +212,9 @@ pub fn finish(card: String, parts: Parts) -> Grade {
         unchecked: parts.unchecked,
         suggested_rating: rating_for(verdict),
         truncated: false,
+        certainty: None,
+        untuned: false,
+        signals: Default::default(),
     }
 }
 

@@ -3,7 +3,6 @@
 //! each of the mock's faults.
 
 use std::collections::BTreeSet;
-use std::time::Duration;
 
 use mock_server::validator::CheckRule;
 use mock_server::{Config, Fault};
@@ -22,7 +21,7 @@ fn mock(faults: &[Fault]) -> Mock {
 /// `mcp-tutor check ARGS`.
 fn check_cmd(args: &[&str]) -> crate::support::Isolated {
     let mut c = isolated();
-    c.arg("check").args(args).timeout(Duration::from_secs(120));
+    c.arg("check").args(args).timeout(crate::support::HANG);
     c
 }
 
@@ -67,7 +66,7 @@ fn failed(stdout: &str) -> BTreeSet<String> {
 #[test]
 fn check_passes_against_the_bundled_mock_server() {
     let mock = mock(&[]);
-    let (code, out) = check(&[&mock.url(), "--timeout", "3"]);
+    let (code, out) = check(&[&mock.url(), "--timeout", crate::support::CHECK_WAIT]);
     assert_eq!(code, 0, "{out}");
     let st = statuses(&out);
     assert_eq!(st.len(), CheckRule::all().len(), "one line per rule\n{out}");
@@ -89,9 +88,14 @@ fn check_passes_against_the_bundled_mock_server() {
 #[test]
 fn check_json_reports_every_rule_and_the_evidence() {
     let mock = mock(&[]);
-    let out = check_cmd(&["--json", "--timeout", "3", &mock.url()])
-        .output()
-        .unwrap();
+    let out = check_cmd(&[
+        "--json",
+        "--timeout",
+        crate::support::CHECK_WAIT,
+        &mock.url(),
+    ])
+    .output()
+    .unwrap();
     assert!(out.status.success());
     let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
     let all = CheckRule::all().len();
@@ -163,7 +167,7 @@ fn check_served(f: Fault) -> (i32, String) {
     } else {
         crate::lab::Served::start_with(&["--fault", f.name()])
     };
-    let timeout = if f == Fault::LateAck { "30" } else { "2" };
+    let timeout = crate::support::CHECK_WAIT;
     check(&[&served.url, "--timeout", timeout])
 }
 
@@ -198,7 +202,7 @@ fn check_over_stdio_fails_exactly_notify_after_cancels_rule() {
     let (code, out) = check(&[
         "--stdio",
         "--timeout",
-        "2",
+        crate::support::CHECK_WAIT,
         "--",
         bin(),
         "serve",
@@ -225,7 +229,15 @@ fn the_late_ack_fault_with_a_short_time_out_is_a_missing_ack() {
 
 #[test]
 fn check_over_stdio_passes_against_the_bundled_server() {
-    let (code, out) = check(&["--stdio", "--timeout", "2", "--", bin(), "serve", "--stdio"]);
+    let (code, out) = check(&[
+        "--stdio",
+        "--timeout",
+        crate::support::CHECK_WAIT,
+        "--",
+        bin(),
+        "serve",
+        "--stdio",
+    ]);
     assert_eq!(code, 0, "{out}");
     // stdio has no header layer; everything else is exercised, the client cancel included.
     let http_only: BTreeSet<&str> = CheckRule::all()
@@ -260,7 +272,7 @@ fn check_over_stdio_fails_naming_the_rule_each_fault_breaks() {
                     let r = check(&[
                         "--stdio",
                         "--timeout",
-                        "2",
+                        crate::support::CHECK_WAIT,
                         "--",
                         bin(),
                         "serve",
@@ -307,7 +319,7 @@ fn a_missing_trigger_tool_is_skipped_not_passed() {
     let (code, out) = check(&[
         &mock.url(),
         "--timeout",
-        "2",
+        crate::support::CHECK_WAIT,
         "--change-tool",
         "no_such_tool",
         "--prompt-change-tool",
@@ -383,7 +395,13 @@ fn colour_only_when_asked_or_on_a_terminal() {
     let mock = mock(&[]);
     let url = mock.url();
     // Piped output: no colour by default.
-    let (_, plain) = check(&[&url, "--timeout", "2", "--close-tool", ""]);
+    let (_, plain) = check(&[
+        &url,
+        "--timeout",
+        crate::support::CHECK_WAIT,
+        "--close-tool",
+        "",
+    ]);
     assert!(!plain.contains('\u{1b}'), "{plain}");
     let mut c = isolated();
     let out = c
@@ -394,7 +412,7 @@ fn colour_only_when_asked_or_on_a_terminal() {
             "check",
             &url,
             "--timeout",
-            "2",
+            crate::support::CHECK_WAIT,
             "--close-tool",
             "",
         ])

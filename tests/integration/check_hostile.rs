@@ -138,7 +138,7 @@ fn tools_changed(tag: &Value) -> String {
 fn mcp_tutor() -> Isolated {
     let mut c = isolated();
     // A hang or a runaway would hit this; a flood must end well before.
-    c.timeout(Duration::from_secs(60));
+    c.timeout(crate::support::HANG);
     c
 }
 
@@ -249,14 +249,14 @@ fn cannot_check(args: &[&str]) -> String {
 #[test]
 fn a_wrong_path_is_named_as_a_404_not_twelve_failures() {
     let url = serve(|_| Reply::Raw(404, "text/plain", "Not Found".into()));
-    let err = cannot_check(&["--timeout", "5", &url]);
+    let err = cannot_check(&["--timeout", crate::support::CHECK_WAIT, &url]);
     assert_exact(
         err.as_bytes(),
         &format!("error: HTTP 404 Not Found from {url}: nothing is served at this path\n"),
     );
     // The path is /mcp already, so it is not questioned; another path is.
     let other = url.replace("/mcp", "/api");
-    let err = cannot_check(&["--timeout", "5", &other]);
+    let err = cannot_check(&["--timeout", crate::support::CHECK_WAIT, &other]);
     assert_exact(
         err.as_bytes(),
         &format!(
@@ -274,7 +274,7 @@ fn a_web_page_is_named_as_one() {
             "<!doctype html><title>Welcome</title>".into(),
         )
     });
-    let err = cannot_check(&["--timeout", "5", &url]);
+    let err = cannot_check(&["--timeout", crate::support::CHECK_WAIT, &url]);
     assert_exact(
         err.as_bytes(),
         &format!(
@@ -294,7 +294,7 @@ fn a_plain_web_server_refusing_post_is_named_for_what_it_is() {
             "<!DOCTYPE HTML><html><body><h1>Error response</h1><p>Error code: 501</p><p>Message: Unsupported method ('POST').</p></body></html>".into(),
         )
     });
-    let err = cannot_check(&["--timeout", "5", &url]);
+    let err = cannot_check(&["--timeout", crate::support::CHECK_WAIT, &url]);
     assert_exact(
         err.as_bytes(),
         &format!(
@@ -319,7 +319,7 @@ fn an_initialize_era_server_is_named_with_its_revision() {
         ),
     }
     });
-    let err = cannot_check(&["--timeout", "5", &url]);
+    let err = cannot_check(&["--timeout", crate::support::CHECK_WAIT, &url]);
     assert!(err.contains("this server speaks 2025-11-25"), "{err}");
 }
 
@@ -333,7 +333,7 @@ fn a_server_that_refuses_our_revision_is_named_with_its_own() {
             .to_string(),
         )
     });
-    let err = cannot_check(&["--timeout", "5", &url]);
+    let err = cannot_check(&["--timeout", crate::support::CHECK_WAIT, &url]);
     assert!(
         err.contains("this server speaks 2025-11-25, not 2026-07-28"),
         "{err}"
@@ -363,7 +363,7 @@ fn the_readme_stdio_example_works_before_cargo_install() {
             "check",
             "--stdio",
             "--timeout",
-            "2",
+            crate::support::CHECK_WAIT,
             "--",
             "mcp-tutor",
             "serve",
@@ -400,9 +400,9 @@ fn ack(id: &Value) -> String {
 }
 
 /// `check` opens three listens (A, B, C) at once and each gets `--timeout` from when it was
-/// sent. These servers acknowledge the n-th listen 2n seconds after it arrived: with
-/// `--timeout 3` only A's ack is in time. (A client that waited for each ack in turn, a full
-/// timeout apiece, would take all three.)
+/// sent. These servers acknowledge the n-th listen n × [`ACK_STEP`] after it arrived: with
+/// `--timeout` [`ACK_WAIT`] only A's ack is in time. (A client that waited for each ack in turn,
+/// a full timeout apiece, would take all three.)
 fn assert_only_the_first_ack_was_in_time(out: &std::process::Output) {
     let doc: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
         panic!("{e}: {}", String::from_utf8_lossy(&out.stderr));
@@ -418,6 +418,13 @@ fn assert_only_the_first_ack_was_in_time(out: &std::process::Output) {
     assert_eq!(late, want, "{doc:#}");
 }
 
+/// The servers below ack their n-th listen n × ACK_STEP after reading it, and `check` waits
+/// ACK_WAIT: only the first ack is in time if the acks are awaited together (one deadline from
+/// the send), while waiting for each in turn would take the second too. The 5 s between the
+/// first ack and the deadline are the margin a slow machine gets.
+const ACK_STEP: Duration = Duration::from_secs(10);
+const ACK_WAIT: &str = "15";
+
 static LISTENS_SEEN: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
 #[test]
@@ -426,7 +433,7 @@ fn acks_are_awaited_together_over_http() {
         Some("server/discover") => discover(msg),
         Some("subscriptions/listen") => {
             let n = LISTENS_SEEN.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
-            Reply::SseAfter(Duration::from_secs(2 * n), ack(&msg["id"]))
+            Reply::SseAfter(ACK_STEP * u32::try_from(n).unwrap(), ack(&msg["id"]))
         }
         Some("tools/list") => result(msg, json!({"resultType": "complete", "tools": []})),
         Some("resources/list") => result(msg, json!({"resultType": "complete", "resources": []})),
@@ -437,7 +444,7 @@ fn acks_are_awaited_together_over_http() {
         ),
     });
     let out = mcp_tutor()
-        .args(["check", "--json", "--timeout", "3", &url])
+        .args(["check", "--json", "--timeout", ACK_WAIT, &url])
         .output()
         .unwrap();
     assert_only_the_first_ack_was_in_time(&out);
@@ -453,7 +460,7 @@ while IFS= read -r line; do
   case "$line" in
     *'"method":"subscriptions/listen"'*)
       n=$((n + 1))
-      (sleep $((2 * n)); printf '{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":%s},"notifications":{}}}\n' "$id") & ;;
+      (sleep $((10 * n)); printf '{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":%s},"notifications":{}}}\n' "$id") & ;;
     *'"method":"server/discover"'*)
       reply '{"resultType":"complete","supportedVersions":["2026-07-28"],"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"fake","version":"1"}}}' ;;
     *'"method":"tools/list"'*) reply '{"resultType":"complete","tools":[]}' ;;
@@ -470,7 +477,15 @@ fn acks_are_awaited_together_over_stdio() {
     std::fs::write(&script, SLOW_ACKS_SH).unwrap();
     let out = mcp_tutor()
         .env("PATH", path())
-        .args(["check", "--json", "--timeout", "3", "--stdio", "--", "sh"])
+        .args([
+            "check",
+            "--json",
+            "--timeout",
+            ACK_WAIT,
+            "--stdio",
+            "--",
+            "sh",
+        ])
         .arg(&script)
         .output()
         .unwrap();

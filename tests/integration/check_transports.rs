@@ -41,10 +41,11 @@ struct Server {
     page_size: Option<usize>,
 }
 
-/// `check --json --timeout 2 ARGS` against `server` over `t`: the report.
+/// `check --json --timeout CHECK_WAIT ARGS` against `server` over `t`: the report.
 fn check_json(t: Transport, server: &Server, args: &[&str]) -> Value {
     let mut cmd = isolated();
-    cmd.args(["check", "--json", "--timeout", "2"]).args(args);
+    cmd.args(["check", "--json", "--timeout", crate::support::CHECK_WAIT])
+        .args(args);
     // Kept alive until `check` is done.
     let mock;
     match t {

@@ -9,12 +9,13 @@ use mock_server::validator::{CheckRule, Observation, Validator};
 use mock_server::{Config, start_http};
 use serde_json::json;
 
-const WAIT: Duration = Duration::from_secs(5);
+/// Only a hang waits this long (see `support::HANG`).
+const WAIT: Duration = crate::support::HANG;
 
 async fn next(s: &mut ListenStream) -> WireEvent {
     tokio::time::timeout(WAIT, s.next())
         .await
-        .expect("an event within 5 s")
+        .expect("an event before the hang bound")
         .expect("the stream is still open")
 }
 
@@ -43,7 +44,7 @@ async fn a_listen_stream_shows_every_frame_raw_and_ends_with_its_result() {
     })
     .await
     .unwrap();
-    let client = HttpClient::new(&server.url).unwrap();
+    let client = HttpClient::new(&server.url).unwrap().with_timeout(WAIT);
     let id = RequestId::from("wire-1");
     let filter = SubscriptionFilter {
         tools_list_changed: Some(true),
@@ -128,7 +129,7 @@ async fn wait_until_no_subscriptions(control: &mock_server::Control) {
     while !control.subscriptions().is_empty() {
         assert!(
             tokio::time::Instant::now() < deadline,
-            "the server still holds the subscription 5 s after the client closed the stream"
+            "the server still holds the subscription long after the client closed the stream"
         );
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
@@ -137,7 +138,7 @@ async fn wait_until_no_subscriptions(control: &mock_server::Control) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn cancel_and_drop_close_the_stream_which_is_the_http_cancel() {
     let server = start_http(Config::default()).await.unwrap();
-    let client = HttpClient::new(&server.url).unwrap();
+    let client = HttpClient::new(&server.url).unwrap().with_timeout(WAIT);
     let filter = SubscriptionFilter {
         prompts_list_changed: Some(true),
         ..Default::default()
@@ -169,7 +170,7 @@ async fn cancel_and_drop_close_the_stream_which_is_the_http_cancel() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn header_edits_and_plain_exchanges() {
     let server = start_http(Config::default()).await.unwrap();
-    let client = HttpClient::new(&server.url).unwrap();
+    let client = HttpClient::new(&server.url).unwrap().with_timeout(WAIT);
     let msg = protocol::request(&RequestId::Int(1), method::TOOLS_LIST, json!({}));
 
     let ok = client.send(&msg).await.unwrap();

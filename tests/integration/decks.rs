@@ -30,6 +30,65 @@ fn list_shows_every_fixture_card_with_kind_and_facts() {
         .stdout(contains("[facts 1,2,9]"));
 }
 
+/// The built-in decks and the graded-answer corpus pass every check, fact coverage and the
+/// corpus regression included: the one test that pays for the whole content (every other
+/// `decks check` here names its own folder, which checks only that folder).
+#[test]
+fn the_built_in_decks_and_the_corpus_pass_every_check() {
+    let t = tmp();
+    let lib = mcp_tutor::deck::Library::embedded();
+    let cards: usize = lib.decks.iter().map(|d| d.cards.len()).sum();
+    let out = tutor(&t).args(["decks", "check"]).output().unwrap();
+    crate::support::assert_exact(&out.stderr, "");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<&str> = stdout.lines().collect();
+    // How many format-2 alternatives nothing uses changes with the content; the note is there.
+    assert_eq!(lines.len(), 2, "{stdout}");
+    assert!(
+        lines[0].starts_with("note: ")
+            && lines[0].ends_with(
+                " alternative(s) in format-2 decks are used by no golden answer, flag example or tuned corpus answer (`decks check --unused` lists them)"
+            ),
+        "{stdout}"
+    );
+    assert_eq!(
+        lines[1],
+        format!(
+            "ok: {} decks, {cards} cards: all checks and self-tests pass",
+            lib.decks.len()
+        )
+    );
+    assert_eq!(out.status.code(), Some(0));
+}
+
+/// A folder given with --decks is what `decks check` checks, alone; --all adds the built-in
+/// decks and the corpus.
+#[test]
+fn check_with_decks_checks_that_folder_unless_asked_for_all() {
+    let t = tmp();
+    let out = tutor(&t)
+        .args(["--decks", GOOD, "decks", "check"])
+        .output()
+        .unwrap();
+    crate::support::assert_exact(&out.stderr, "");
+    crate::support::assert_exact(
+        &out.stdout,
+        "ok: 1 deck, 9 cards: all checks and self-tests pass\n",
+    );
+    assert_eq!(out.status.code(), Some(0));
+    let out = tutor(&t)
+        .args(["decks", "check", "--all", GOOD])
+        .output()
+        .unwrap();
+    crate::support::assert_exact(
+        &out.stderr,
+        "error: the argument '--all' cannot be used with '[PATHS]...'\n\n\
+         Usage: mcp-tutor decks check --all --data-dir <DIR> [PATHS]...\n\n\
+         For more information, try '--help'.\n",
+    );
+    assert_eq!(out.status.code(), Some(2));
+}
+
 #[test]
 fn check_passes_a_good_deck() {
     let t = tmp();

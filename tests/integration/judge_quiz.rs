@@ -231,7 +231,7 @@ fn pty_ctrl_c_cancels_the_judge_not_the_session_and_one_key_disputes() {
         .arg(fixtures())
         .args(["quiz", "--card", "qz/first-message", "--judge", &stub.url])
         .args(["--judge-model", "llama3.1:8b", "--judge-timeout", "100"]);
-    let mut p = rexpect::session::spawn_command(c, Some(30_000)).unwrap();
+    let mut p = rexpect::session::spawn_command(c, Some(crate::support::HANG_MS)).unwrap();
     p.exp_string("] > ").unwrap();
     p.send_line(PARAPHRASE).unwrap();
     p.exp_string("]  ... ").unwrap();

@@ -48,7 +48,7 @@ fn a_frame_arriving_while_typing_prints_above_the_prompt_without_garbling_it() {
     let mut cmd = super::support::pty(home.path());
     // --plain keeps the screen ASCII, which rexpect's one-byte reads need.
     cmd.args(["--plain", "lab", "--url", &served.url]);
-    let mut p = spawn_command(cmd, Some(30_000)).expect("spawn the lab in a pty");
+    let mut p = spawn_command(cmd, Some(crate::support::HANG_MS)).expect("spawn the lab in a pty");
     p.exp_string("lab> ").expect("first prompt");
     enter(&mut p, "listen tools");
     p.exp_string("notifications/subscriptions/acknowledged")
@@ -88,7 +88,7 @@ fn tab_completes_steps_and_help_explains_them() {
     let home = tempfile::tempdir().expect("tmp");
     let mut cmd = super::support::pty(home.path());
     cmd.args(["--plain", "lab"]);
-    let mut p = spawn_command(cmd, Some(30_000)).expect("spawn the lab in a pty");
+    let mut p = spawn_command(cmd, Some(crate::support::HANG_MS)).expect("spawn the lab in a pty");
     p.exp_string("lab> ").expect("first prompt");
     type_keys(&mut p, "he\t");
     p.exp_string("help").expect("completed to help");
@@ -109,7 +109,7 @@ fn an_interactive_scenario_asks_before_each_step_then_hands_over_to_the_repl() {
     let home = tempfile::tempdir().expect("tmp");
     let mut cmd = super::support::pty(home.path());
     cmd.args(["--plain", "lab", "--scenario", "ack-first"]);
-    let mut p = spawn_command(cmd, Some(30_000)).expect("spawn the lab in a pty");
+    let mut p = spawn_command(cmd, Some(crate::support::HANG_MS)).expect("spawn the lab in a pty");
     p.exp_string("What is the first JSON-RPC message on the stream?")
         .expect("the first question");
     p.exp_string("your prediction [abcd]")
@@ -146,7 +146,7 @@ fn after_drop_graceful_close_is_not_judged_either_way() {
     let home = tempfile::tempdir().expect("tmp");
     let mut cmd = super::support::pty(home.path());
     cmd.args(["--plain", "--width", "200", "lab"]);
-    let mut p = spawn_command(cmd, Some(30_000)).expect("spawn the lab in a pty");
+    let mut p = spawn_command(cmd, Some(crate::support::HANG_MS)).expect("spawn the lab in a pty");
     p.exp_string("lab> ").expect("first prompt");
     enter(&mut p, "listen tools");
     p.exp_string("notifications/subscriptions/acknowledged")

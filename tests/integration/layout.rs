@@ -61,7 +61,7 @@ fn check_report() {
             "check",
             "--stdio",
             "--timeout",
-            "2",
+            crate::support::CHECK_WAIT,
             "--",
             "mcp-tutor",
             "serve",

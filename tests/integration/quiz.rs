@@ -2,8 +2,6 @@
 //! modes, follow-ups, shuffling and the screen's layout. Ptys, kills and concurrent processes
 //! are in `quiz_process.rs`.
 
-use std::time::Duration;
-
 use crate::support::*;
 
 fn count(hay: &str, needle: &str) -> usize {
@@ -279,7 +277,7 @@ fn exam_mode_ranks_and_a_changed_card_is_announced() {
             .arg("quiz")
             .args(args)
             .write_stdin(script.to_string())
-            .timeout(Duration::from_secs(60))
+            .timeout(crate::support::HANG)
             .assert()
             .success()
             .get_output()

@@ -42,9 +42,13 @@ fn runs_offline(cmd: &str) -> bool {
         "judge setup",
         "judge test",
     ];
+    // The whole content's check and eval are the slowest commands there are; they run once,
+    // in `decks::the_built_in_decks_and_the_corpus_pass_every_check`.
+    let whole_content = ["mcp-tutor decks check", "mcp-tutor decks eval"];
     cmd.contains("mcp-tutor")
         && !cmd.trim_end().ends_with('&')
         && cmd.trim() != "mcp-tutor serve"
+        && !whole_content.contains(&cmd.trim())
         && !needs.iter().any(|n| cmd.contains(n))
 }
 

@@ -25,7 +25,7 @@ fn serve_stdio_acks_and_closes_gracefully_at_end_of_input() {
     let out = serve()
         .arg("--stdio")
         .write_stdin(input)
-        .timeout(std::time::Duration::from_secs(20))
+        .timeout(crate::support::HANG)
         .assert()
         .success();
     let lines: Vec<Value> = String::from_utf8_lossy(&out.get_output().stdout)
@@ -93,7 +93,7 @@ fn every_fault_is_reachable_by_name_and_documented() {
         let out = serve()
             .args(["--stdio", "--fault", name])
             .write_stdin(format!("{ask}\n"))
-            .timeout(std::time::Duration::from_secs(20))
+            .timeout(crate::support::HANG)
             .assert()
             .success();
         let stdout = String::from_utf8_lossy(&out.get_output().stdout).into_owned();

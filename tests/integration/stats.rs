@@ -349,7 +349,7 @@ fn as_reader(cmd: &[std::ffi::OsString], home: &std::path::Path, now: &str) -> a
     let mut c = assert_cmd::Command::new(&cmd[0]);
     c.args(&cmd[1..]);
     env(c.env_clear(), home, now);
-    c.timeout(std::time::Duration::from_secs(60));
+    c.timeout(crate::support::HANG);
     c
 }
 

@@ -11,6 +11,24 @@ use mock_server::{Config, RunningServer, start_http};
 
 pub const DAY1: &str = "2026-11-29T10:00:00Z";
 
+/// How long a test lets a process, a pty or a wait run before calling it hung. A debug build on
+/// a loaded 2-core machine takes seconds where a release build takes milliseconds, so no test
+/// may bound a wait it expects to end by anything a slow machine reaches: only a hang gets here.
+pub const HANG: Duration = Duration::from_secs(600);
+
+/// The lab's wait for an acknowledgement in every test (`lab --ack-timeout`): an ack the
+/// bundled server sends must never count as missing because the machine is slow. Scenarios
+/// about a missing ack set their own.
+pub const ACK_TIMEOUT_MS: &str = "30000";
+
+/// [`HANG`] in milliseconds, for rexpect's pty sessions.
+pub const HANG_MS: u64 = 600_000;
+
+/// `--timeout` for `check` runs whose server answers: a bound on every wait that only a hang
+/// reaches, so a loaded machine cannot turn a slow reply into a failed rule. Runs that need a
+/// wait to expire (a late or missing ack) pass a shorter one of their own.
+pub const CHECK_WAIT: &str = "30";
+
 pub fn bin() -> &'static str {
     env!("CARGO_BIN_EXE_mcp-tutor")
 }
@@ -33,8 +51,9 @@ pub fn clean(home: &Path) -> assert_cmd::Command {
         .env("XDG_CONFIG_HOME", home.join("config"))
         .env("XDG_DATA_HOME", home.join("data"))
         .env("TZ", "UTC")
-        .env("NO_COLOR", "1");
-    c.timeout(std::time::Duration::from_secs(90));
+        .env("NO_COLOR", "1")
+        .env("MCP_TUTOR_ACK_TIMEOUT", ACK_TIMEOUT_MS);
+    c.timeout(HANG);
     c
 }
 
@@ -49,6 +68,7 @@ pub fn pty(home: &Path) -> std::process::Command {
         .env("XDG_DATA_HOME", home.join("data"))
         .env("TZ", "UTC")
         .env("NO_COLOR", "1")
+        .env("MCP_TUTOR_ACK_TIMEOUT", ACK_TIMEOUT_MS)
         .env("TERM", "xterm");
     c
 }
@@ -106,7 +126,6 @@ pub fn tutor(home: &Path, now: &str) -> assert_cmd::Command {
     let mut c = clean(home);
     env(&mut c, home, now);
     c.arg("--decks").arg(fixtures());
-    c.timeout(std::time::Duration::from_secs(60));
     c
 }
 
@@ -211,9 +230,10 @@ impl Drop for Mock {
     }
 }
 
-/// How long the `late-ack` fault waits in the `check` tests: longer than their `--timeout`, so
-/// the ack is late for them.
-pub const LATE_ACK: Duration = Duration::from_secs(5);
+/// How long the `late-ack` fault waits in the `check` tests: longer than their `--timeout`
+/// ([`CHECK_WAIT`]), so the ack is late for them however slow the machine (the delay starts
+/// when the server reads the listen, after `check` started waiting for it).
+pub const LATE_ACK: Duration = Duration::from_secs(45);
 
 /// A hand-written test server's request: reads one HTTP request's head and its JSON body from
 /// `conn`, or `None` when the client hung up first.

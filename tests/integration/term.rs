@@ -21,7 +21,7 @@ fn run_with_reader_gone(args: &[&str]) -> (Option<i32>, String) {
         .spawn()
         .expect("binary starts");
     drop(child.stdout.take());
-    let deadline = Instant::now() + Duration::from_secs(60);
+    let deadline = Instant::now() + crate::support::HANG;
     let status = loop {
         if let Some(s) = child.try_wait().expect("wait") {
             break s;
@@ -47,7 +47,7 @@ fn every_printing_command_ends_quietly_when_its_reader_goes_away() {
         &["--decks", GOOD, "decks", "list"],
         &["decks", "export", "--format", "md"],
         &["--decks", GOOD, "decks", "show", "demo/ack-first"],
-        &["decks", "check"],
+        &["--decks", GOOD, "decks", "check"],
         &[
             "--decks",
             GOOD,
@@ -85,7 +85,8 @@ fn lab_shows_every_key_of_a_burst_without_waiting_for_the_next() {
     let mut cmd = super::support::pty(home.path());
     // --plain keeps the screen ASCII, which rexpect's one-byte reads need.
     cmd.args(["--plain", "lab"]);
-    let mut p = rexpect::session::spawn_command(cmd, Some(15_000)).expect("lab in a pty");
+    let mut p =
+        rexpect::session::spawn_command(cmd, Some(crate::support::HANG_MS)).expect("lab in a pty");
     p.exp_string("lab> ").expect("first prompt");
     // The whole line, Enter included, in one write: if the last key waited for a next one,
     // the listen would never be sent.
@@ -104,7 +105,7 @@ fn lab_shows_every_key_of_a_burst_without_waiting_for_the_next() {
 fn tutor_out(args: &[&str]) -> String {
     let out = super::support::isolated()
         .args(args)
-        .timeout(Duration::from_secs(60))
+        .timeout(crate::support::HANG)
         .assert()
         .success()
         .get_output()
@@ -200,7 +201,7 @@ fn lab_output_fits_the_width_and_keeps_wire_lines_whole() {
         let out = super::support::isolated()
             .args(["--width", &w.to_string(), "lab"])
             .write_stdin("listen tools\nwire on\nchange tools\nclose all\n")
-            .timeout(Duration::from_secs(60))
+            .timeout(crate::support::HANG)
             .assert()
             .success()
             .get_output()
@@ -238,7 +239,7 @@ fn an_error_on_a_terminal_is_filled_to_its_width() {
     let home = tempfile::tempdir().expect("temp dir");
     let mut cmd = super::support::pty(home.path());
     cmd.args(["--width", "60", "why", "ack-frist"]);
-    let mut p = rexpect::session::spawn_command(cmd, Some(15_000)).expect("a pty");
+    let mut p = rexpect::session::spawn_command(cmd, Some(crate::support::HANG_MS)).expect("a pty");
     let out = p.exp_eof().expect("it ends");
     let lines: Vec<&str> = out.lines().map(str::trim_end).collect();
     assert!(lines.len() > 1, "{out}");

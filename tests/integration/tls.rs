@@ -7,7 +7,6 @@
 
 use std::io::Read;
 use std::net::TcpListener;
-use std::time::Duration;
 
 use crate::support::isolated;
 
@@ -18,16 +17,15 @@ fn check_over_https_opens_with_a_tls_client_hello() {
     let first_bytes = std::thread::Builder::new()
         .spawn(move || {
             let (mut conn, _) = listener.accept().unwrap();
-            conn.set_read_timeout(Some(Duration::from_secs(30)))
-                .unwrap();
+            conn.set_read_timeout(Some(crate::support::HANG)).unwrap();
             let mut head = [0u8; 6];
             conn.read_exact(&mut head).unwrap();
             head
         })
         .unwrap();
     let out = isolated()
-        .timeout(Duration::from_secs(60))
-        .args(["check", "--timeout", "5", &url])
+        .timeout(crate::support::HANG)
+        .args(["check", "--timeout", crate::support::CHECK_WAIT, &url])
         .output()
         .unwrap();
     let head = first_bytes.join().unwrap();

@@ -58,44 +58,41 @@ pub(crate) fn check_headers(
     m: &str,
     params: Option<&Value>,
 ) -> Result<(), Value> {
-    let bad = |name: &str, e: BadHeader| mismatch(id, e.describe(name));
-    // MCP-Protocol-Version: MUST be present and equal the body's _meta version.
-    let version = match header_str(headers, h::MCP_PROTOCOL_VERSION) {
-        Err(e) => return Err(bad(h::MCP_PROTOCOL_VERSION, e)),
-        Ok(None) => {
-            return Err(mismatch(
-                id,
-                format!(
-                    "the {} header is required on every request",
-                    h::MCP_PROTOCOL_VERSION
-                ),
-            ));
-        }
-        Ok(Some(v)) => v,
-    };
-    // Mcp-Method: REQUIRED, equal to the body method (values are case-sensitive).
-    match header_str(headers, h::MCP_METHOD) {
-        Err(e) => return Err(bad(h::MCP_METHOD, e)),
-        Ok(None) => {
-            return Err(mismatch(
-                id,
-                format!(
-                    "the {} header is required and must equal the body method {m:?}",
-                    h::MCP_METHOD
-                ),
-            ));
-        }
-        Ok(Some(v)) if v != m => {
-            return Err(mismatch(
-                id,
-                format!(
-                    "{}: {v:?} does not match the body method {m:?}",
-                    h::MCP_METHOD
-                ),
-            ));
-        }
-        Ok(Some(_)) => {}
+    let version = version_header(headers, id)?;
+    method_header(headers, id, m)?;
+    same_version_in_body(version, id, params)?;
+    name_header(headers, id, m, params)?;
+    if m == method::TOOLS_CALL {
+        check_param_headers(headers, id, params)?;
     }
+    // The version check comes after the match checks (§1.3 mock order).
+    if !SUPPORTED_VERSIONS.contains(&version) {
+        return Err(protocol::unsupported_version_error(Some(id), version));
+    }
+    Ok(())
+}
+
+/// MCP-Protocol-Version: MUST be present. Its value, for the support check that comes last.
+fn version_header<'h>(headers: &'h HeaderMap, id: &RequestId) -> Result<&'h str, Value> {
+    match header_str(headers, h::MCP_PROTOCOL_VERSION) {
+        Err(e) => Err(mismatch(id, e.describe(h::MCP_PROTOCOL_VERSION))),
+        Ok(None) => Err(mismatch(
+            id,
+            format!(
+                "the {} header is required on every request",
+                h::MCP_PROTOCOL_VERSION
+            ),
+        )),
+        Ok(Some(v)) => Ok(v),
+    }
+}
+
+/// MCP-Protocol-Version MUST equal the body's _meta version when the body has one.
+fn same_version_in_body(
+    version: &str,
+    id: &RequestId,
+    params: Option<&Value>,
+) -> Result<(), Value> {
     let body_version = params
         .and_then(|p| p.get("_meta"))
         .and_then(|mt| mt.get(meta::PROTOCOL_VERSION))
@@ -112,43 +109,66 @@ pub(crate) fn check_headers(
             ),
         ));
     }
-    if let Some(field) = protocol::mcp_name_field(m)
-        && let Some(body_value) = params.and_then(|p| p.get(field)).and_then(Value::as_str)
-    {
-        match header_str(headers, h::MCP_NAME) {
-            Err(e) => return Err(bad(h::MCP_NAME, e)),
-            Ok(None) => {
-                return Err(mismatch(
-                    id,
-                    format!(
-                        "the {} header is required for {m} (it mirrors params.{field})",
-                        h::MCP_NAME
-                    ),
-                ));
-            }
-            Ok(Some(raw)) => match protocol::decode_header_value(raw) {
-                Err(e) => return Err(mismatch(id, format!("{}: {e}", h::MCP_NAME))),
-                Ok(v) if v != body_value => {
-                    return Err(mismatch(
-                        id,
-                        format!(
-                            "{}: {v:?} does not match params.{field}: {body_value:?}",
-                            h::MCP_NAME
-                        ),
-                    ));
-                }
-                Ok(_) => {}
-            },
-        }
-    }
-    if m == method::TOOLS_CALL {
-        check_param_headers(headers, id, params)?;
-    }
-    // The version check comes after the match checks (§1.3 mock order).
-    if !SUPPORTED_VERSIONS.contains(&version) {
-        return Err(protocol::unsupported_version_error(Some(id), version));
-    }
     Ok(())
+}
+
+/// Mcp-Method: REQUIRED, equal to the body method (values are case-sensitive).
+fn method_header(headers: &HeaderMap, id: &RequestId, m: &str) -> Result<(), Value> {
+    match header_str(headers, h::MCP_METHOD) {
+        Err(e) => Err(mismatch(id, e.describe(h::MCP_METHOD))),
+        Ok(None) => Err(mismatch(
+            id,
+            format!(
+                "the {} header is required and must equal the body method {m:?}",
+                h::MCP_METHOD
+            ),
+        )),
+        Ok(Some(v)) if v != m => Err(mismatch(
+            id,
+            format!(
+                "{}: {v:?} does not match the body method {m:?}",
+                h::MCP_METHOD
+            ),
+        )),
+        Ok(Some(_)) => Ok(()),
+    }
+}
+
+/// Mcp-Name: required for the methods whose params name a tool, prompt or resource, and equal
+/// to that field once decoded.
+fn name_header(
+    headers: &HeaderMap,
+    id: &RequestId,
+    m: &str,
+    params: Option<&Value>,
+) -> Result<(), Value> {
+    let Some(field) = protocol::mcp_name_field(m) else {
+        return Ok(());
+    };
+    let Some(body_value) = params.and_then(|p| p.get(field)).and_then(Value::as_str) else {
+        return Ok(());
+    };
+    match header_str(headers, h::MCP_NAME) {
+        Err(e) => Err(mismatch(id, e.describe(h::MCP_NAME))),
+        Ok(None) => Err(mismatch(
+            id,
+            format!(
+                "the {} header is required for {m} (it mirrors params.{field})",
+                h::MCP_NAME
+            ),
+        )),
+        Ok(Some(raw)) => match protocol::decode_header_value(raw) {
+            Err(e) => Err(mismatch(id, format!("{}: {e}", h::MCP_NAME))),
+            Ok(v) if v != body_value => Err(mismatch(
+                id,
+                format!(
+                    "{}: {v:?} does not match params.{field}: {body_value:?}",
+                    h::MCP_NAME
+                ),
+            )),
+            Ok(_) => Ok(()),
+        },
+    }
 }
 
 /// `Mcp-Param-{Name}` for tool arguments whose schema has `x-mcp-header` (§1.2).

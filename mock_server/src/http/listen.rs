@@ -33,7 +33,7 @@ use tokio::runtime::Handle;
 use tokio::sync::oneshot;
 use tokio_util::task::TaskTracker;
 
-use super::serve::Slot;
+use super::slot::Slot;
 use crate::hub::Out;
 use crate::protocol::header as h;
 

@@ -11,6 +11,7 @@ mod guard;
 mod headers;
 mod listen;
 mod serve;
+mod slot;
 
 pub(crate) use guard::Guard;
 pub(crate) use listen::StreamsThread;
@@ -152,61 +153,12 @@ async fn handle(State(app): State<App>, req: Request) -> Response {
         Err(refused) => return refused,
     };
 
-    let value: Value = match serde_json::from_slice(&body) {
-        Ok(v) => v,
-        Err(e) => {
-            return json_reply(&methods::error(
-                None,
-                code::PARSE_ERROR,
-                &format!("the body is not JSON: {e}"),
-            ));
-        }
+    let (id, m, params) = match request_of(&body) {
+        Ok(r) => r,
+        Err(reply) => return *reply,
     };
-    let (id, m, params) = match Message::classify(&value) {
-        // 202 with an empty body (§1.3). Header rules for notification POSTs are undefined in this
-        // revision, so none are enforced; a `notifications/cancelled` is accepted and, on HTTP,
-        // changes nothing (closing the stream is the cancel).
-        Message::Notification { .. } => return StatusCode::ACCEPTED.into_response(),
-        Message::Request {
-            id, method, params, ..
-        } => (id, method, params),
-        Message::Result { id, .. } | Message::Error { id: Some(id), .. } => {
-            return json_reply(&methods::error(
-                Some(&id),
-                code::INVALID_REQUEST,
-                "clients must not send responses: servers never send requests",
-            ));
-        }
-        Message::Error { id: None, .. } => {
-            return json_reply(&methods::error(
-                None,
-                code::INVALID_REQUEST,
-                "clients must not send responses: servers never send requests",
-            ));
-        }
-        Message::Invalid { reason, raw } => {
-            return json_reply(&methods::error(
-                readable_id(&raw).as_ref(),
-                code::INVALID_REQUEST,
-                &format!("not a JSON-RPC request: {reason}"),
-            ));
-        }
-    };
-    // Accept is a list header: repeated lines are one list (RFC 9110 §5.3).
-    let accept: Vec<&str> = headers
-        .get_all(header::ACCEPT)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .collect();
-    let accept = accept.join(", ");
-    if !protocol::accept_lists_both(&accept) {
-        return json_reply(&methods::error(
-            Some(&id),
-            code::INVALID_REQUEST,
-            &format!(
-                "the Accept header must list both application/json and text/event-stream (got {accept:?})"
-            ),
-        ));
+    if let Err(e) = accepts_both(&headers, &id) {
+        return json_reply(&e);
     }
     if let Err(e) = check_headers(&headers, &id, &m, params.as_ref()) {
         return json_reply(&e);
@@ -226,4 +178,65 @@ async fn handle(State(app): State<App>, req: Request) -> Response {
             listen::respond(events, socket.as_ref())
         }
     }
+}
+
+/// The JSON-RPC request in a POST body: (id, method, params). A notification is accepted
+/// with 202 and an empty body (§1.3): header rules for notification POSTs are undefined in this
+/// revision, so none are enforced, and a `notifications/cancelled` changes nothing on HTTP
+/// (closing the stream is the cancel). Anything else is answered with its error.
+fn request_of(body: &[u8]) -> Result<(RequestId, String, Option<Value>), Box<Response>> {
+    let value: Value = serde_json::from_slice(body).map_err(|e| {
+        answered(&methods::error(
+            None,
+            code::PARSE_ERROR,
+            &format!("the body is not JSON: {e}"),
+        ))
+    })?;
+    let no_responses = |id: Option<&RequestId>| {
+        answered(&methods::error(
+            id,
+            code::INVALID_REQUEST,
+            "clients must not send responses: servers never send requests",
+        ))
+    };
+    match Message::classify(&value) {
+        Message::Notification { .. } => Err(Box::new(StatusCode::ACCEPTED.into_response())),
+        Message::Request {
+            id, method, params, ..
+        } => Ok((id, method, params)),
+        Message::Result { id, .. } | Message::Error { id: Some(id), .. } => {
+            Err(no_responses(Some(&id)))
+        }
+        Message::Error { id: None, .. } => Err(no_responses(None)),
+        Message::Invalid { reason, raw } => Err(answered(&methods::error(
+            readable_id(&raw).as_ref(),
+            code::INVALID_REQUEST,
+            &format!("not a JSON-RPC request: {reason}"),
+        ))),
+    }
+}
+
+fn answered(error: &Value) -> Box<Response> {
+    Box::new(json_reply(error))
+}
+
+/// Accept must list both application/json and text/event-stream. It is a list header:
+/// repeated lines are one list (RFC 9110 §5.3).
+fn accepts_both(headers: &axum::http::HeaderMap, id: &RequestId) -> Result<(), Value> {
+    let accept: Vec<&str> = headers
+        .get_all(header::ACCEPT)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .collect();
+    let accept = accept.join(", ");
+    if protocol::accept_lists_both(&accept) {
+        return Ok(());
+    }
+    Err(methods::error(
+        Some(id),
+        code::INVALID_REQUEST,
+        &format!(
+            "the Accept header must list both application/json and text/event-stream (got {accept:?})"
+        ),
+    ))
 }

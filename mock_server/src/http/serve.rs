@@ -8,7 +8,7 @@
 
 use std::convert::Infallible;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::AtomicUsize;
 use std::time::Duration;
 
 use axum::Router;
@@ -23,6 +23,7 @@ use tokio_util::sync::CancellationToken;
 use tower::ServiceExt as _;
 
 use super::listen::{HyperSide, Socket, StreamsThread};
+use super::slot::Slot;
 
 use crate::Limits;
 use crate::methods;
@@ -34,27 +35,6 @@ const REFUSING_AT_ONCE: usize = 32;
 
 /// How long an over-cap connection may take to send the request it is refused.
 const REFUSE_WITHIN: Duration = Duration::from_secs(2);
-
-/// Counts one open connection while alive.
-pub(crate) struct Slot(Arc<AtomicUsize>);
-
-impl Slot {
-    /// Takes a slot when fewer than `max` are taken.
-    fn take(counter: &Arc<AtomicUsize>, max: usize) -> Option<Slot> {
-        counter
-            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
-                (n < max).then_some(n + 1)
-            })
-            .ok()
-            .map(|_| Slot(counter.clone()))
-    }
-}
-
-impl Drop for Slot {
-    fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::AcqRel);
-    }
-}
 
 /// Accepts connections until `shutdown`, then lets each finish its current response (listen
 /// streams end gracefully on the same token) and returns.

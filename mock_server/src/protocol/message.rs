@@ -91,43 +91,56 @@ impl Message {
                 }
             }
             (Some(_), _) => invalid(r#""method" must be a string"#),
-            (None, id) => match (obj.get("result"), obj.get("error")) {
-                (Some(result), None) => {
-                    let Some(id) = id.and_then(RequestId::from_value) else {
-                        return invalid("a result response needs a string or integer id");
-                    };
-                    Message::Result {
-                        id,
-                        result: result.clone(),
-                        raw: v.clone(),
-                    }
+            (None, id) => Message::classify_response(v, obj, id),
+        }
+    }
+
+    /// A message without a method: a result or an error response.
+    fn classify_response(
+        v: &Value,
+        obj: &serde_json::Map<String, Value>,
+        id: Option<&Value>,
+    ) -> Message {
+        let invalid = |reason: &str| Message::Invalid {
+            reason: reason.to_owned(),
+            raw: v.clone(),
+        };
+        match (obj.get("result"), obj.get("error")) {
+            (Some(result), None) => {
+                let Some(id) = id.and_then(RequestId::from_value) else {
+                    return invalid("a result response needs a string or integer id");
+                };
+                Message::Result {
+                    id,
+                    result: result.clone(),
+                    raw: v.clone(),
                 }
-                (None, Some(err)) => {
-                    let Ok(error) = serde_json::from_value::<ErrorObject>(err.clone()) else {
-                        return invalid(
-                            r#""error" must be an object with an integer "code" and a string "message""#,
-                        );
-                    };
-                    let id = match id {
-                        None | Some(Value::Null) => None,
-                        Some(other) => match RequestId::from_value(other) {
-                            Some(id) => Some(id),
-                            None => {
-                                return invalid(
-                                    "an error response id must be a string, an integer or null",
-                                );
-                            }
-                        },
-                    };
-                    Message::Error {
-                        id,
-                        error,
-                        raw: v.clone(),
-                    }
+            }
+            (None, Some(err)) => {
+                let Ok(error) = serde_json::from_value::<ErrorObject>(err.clone()) else {
+                    return invalid(
+                        r#""error" must be an object with an integer "code" and a string "message""#,
+                    );
+                };
+                let id = match id {
+                    None | Some(Value::Null) => None,
+                    Some(other) => match RequestId::from_value(other) {
+                        Some(id) => Some(id),
+                        None => {
+                            return invalid(
+                                "an error response id must be a string, an integer or null",
+                            );
+                        }
+                    },
+                };
+                Message::Error {
+                    id,
+                    error,
+                    raw: v.clone(),
                 }
-                (Some(_), Some(_)) => invalid("a response must not carry both result and error"),
-                (None, None) => invalid("neither a request, a notification nor a response"),
-            },
+            }
+            (Some(_), Some(_)) => invalid("a response must not carry both result and error"),
+            (None, None) => invalid("neither a request, a notification nor a response"),
         }
     }
 

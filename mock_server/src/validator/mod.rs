@@ -453,27 +453,7 @@ impl Validator {
                 .about(&sid),
             );
         }
-        let mut problems = Vec::new();
-        if id != &sid {
-            problems.push(format!("id is {id}, not the listen id {sid}"));
-        }
-        match msg.result_type() {
-            Some(Value::String(t)) if t == "complete" => {}
-            Some(other) => problems.push(format!("resultType is {other}, not \"complete\"")),
-            None => problems.push("resultType is missing".to_owned()),
-        }
-        match msg.subscription_tag() {
-            None => problems.push(format!(
-                "_meta has no io.modelcontextprotocol/subscriptionId (must be {sid})"
-            )),
-            Some(tag) if tag != &sid.to_value() => problems.push(format!(
-                "_meta subscriptionId is {} ({}), not {sid} ({})",
-                tag,
-                json_type(tag),
-                json_type(&sid.to_value())
-            )),
-            Some(_) => {}
-        }
+        let problems = close_result_problems(id, &sid, msg);
         let tag_note = notification::tag_note(msg.subscription_tag(), &sid);
         out.push(if problems.is_empty() {
             Finding::pass(
@@ -491,6 +471,33 @@ impl Validator {
         .noting(tag_note));
         out
     }
+}
+
+/// What is wrong with the result closing listen `sid` (answering request `id`): its id, its
+/// resultType, its tag. Empty when it is the completion result it must be.
+fn close_result_problems(id: &RequestId, sid: &RequestId, msg: &Message) -> Vec<String> {
+    let mut problems = Vec::new();
+    if id != sid {
+        problems.push(format!("id is {id}, not the listen id {sid}"));
+    }
+    match msg.result_type() {
+        Some(Value::String(t)) if t == "complete" => {}
+        Some(other) => problems.push(format!("resultType is {other}, not \"complete\"")),
+        None => problems.push("resultType is missing".to_owned()),
+    }
+    match msg.subscription_tag() {
+        None => problems.push(format!(
+            "_meta has no io.modelcontextprotocol/subscriptionId (must be {sid})"
+        )),
+        Some(tag) if tag != &sid.to_value() => problems.push(format!(
+            "_meta subscriptionId is {} ({}), not {sid} ({})",
+            tag,
+            json_type(tag),
+            json_type(&sid.to_value())
+        )),
+        Some(_) => {}
+    }
+    problems
 }
 
 #[cfg(test)]

@@ -6,6 +6,9 @@ use serde_json::Value;
 use super::*;
 
 impl Validator {
+    /// A notification on `stream` (HTTP) or the shared channel (stdio, `None`): which listen it
+    /// is for, whether that listen may still receive anything, its tag, then what it is (the
+    /// acknowledgement, or a change the listen asked for).
     pub(super) fn on_notification(
         &mut self,
         stream: Option<&RequestId>,
@@ -13,251 +16,295 @@ impl Validator {
         msg: &Message,
     ) -> Vec<Finding> {
         let tag = msg.subscription_tag().cloned();
-        let is_sub_kind =
-            m == method::SUBSCRIPTIONS_ACKNOWLEDGED || NotificationKind::from_method(m).is_some();
-        // Which subscription is this for?
         let sid = match stream {
             Some(s) => s.clone(),
-            None => {
-                // stdio: by the tag (deep-equal), or a server cancel by its requestId.
-                match &tag {
-                    Some(t) => match self.subs.iter().rev().find(|s| &s.id.to_value() == t) {
-                        Some(s) => s.id.clone(),
-                        None => {
-                            if m == method::PROGRESS || m == method::MESSAGE {
-                                return vec![Finding::fail(
-                                    CheckRule::NoProgressOrMessage,
-                                    format!(
-                                        "{m} carries a subscription tag {t}: it never belongs to a subscription"
-                                    ),
-                                )];
-                            }
-                            let near = self
-                                .subs
-                                .iter()
-                                .rev()
-                                .find(|s| loosely_equal(&s.id.to_value(), t));
-                            return vec![match near {
-                                Some(s) => Finding::fail(
-                                    CheckRule::TagMatchesId,
-                                    format!(
-                                        "{m} is tagged {t} ({}) but the listen id is {} ({}): the tag must keep the id's JSON type",
-                                        json_type(t),
-                                        s.id,
-                                        json_type(&s.id.to_value())
-                                    ),
-                                )
-                                .about(&s.id),
-                                None => Finding::fail(
-                                    CheckRule::TagMatchesId,
-                                    format!("{m} is tagged {t}, which is no listen request's id on this channel (the id is the client's, never server-minted)"),
-                                ),
-                            }];
-                        }
-                    },
-                    None => {
-                        if let Some(rid) = msg.cancelled_request()
-                            && self.subscription(&rid).is_some()
-                        {
-                            rid
-                        } else if is_sub_kind {
-                            return vec![Finding::fail(
-                                CheckRule::TagPresent,
-                                format!(
-                                    "{m} arrived with no subscriptionId tag: on stdio nothing else says which subscription it belongs to"
-                                ),
-                            )];
-                        } else {
-                            // Request-scoped traffic (progress, message) for other requests.
-                            return vec![];
-                        }
-                    }
-                }
-            }
+            None => match self.route_on_stdio(m, msg, tag.as_ref()) {
+                Ok(sid) => sid,
+                Err(findings) => return findings,
+            },
         };
         let Some(s) = self.sub_mut(&sid) else {
             return vec![];
         };
-        if s.cancelled {
-            return vec![
-                Finding::fail(
-                    CheckRule::NothingAfterCancel,
-                    format!("{m} arrived for listen {sid} after the client cancelled it"),
-                )
-                .about(&sid),
-            ];
+        if let Some(over) = after_the_end(s, &sid, stream.is_some(), m) {
+            return over;
         }
-        if m == method::CANCELLED {
-            if stream.is_some() {
-                return vec![Finding::fail(
-                    CheckRule::OnlyRequestedTypes,
-                    format!("notifications/cancelled on the HTTP stream of listen {sid}: server-sent cancellation is scoped to stdio (TS CancelledNotification); on HTTP the server ends a listen with its result and closes the stream"),
-                ).about(&sid)];
-            }
-            s.server_cancelled = true;
-            return vec![];
-        }
-        if s.answered {
-            return vec![
-                Finding::fail(
-                    CheckRule::NothingAfterResult,
-                    format!("{m} arrived for listen {sid} after its closing result"),
-                )
-                .about(&sid),
-            ];
-        }
-        let mut out = Vec::new();
-        // The tag (on stdio it was found by the tag, so it is present and equal).
-        match &tag {
-            None => out.push(
-                Finding::fail(
-                    CheckRule::TagPresent,
-                    format!("{m} on the stream of listen {sid} has no params._meta io.modelcontextprotocol/subscriptionId"),
-                )
-                .about(&sid)
-                .noting(tag_note(None, &sid)),
-            ),
-            Some(t) => {
-                out.push(Finding::pass(CheckRule::TagPresent, format!("{m} is tagged")).about(&sid));
-                if t == &sid.to_value() {
-                    out.push(
-                        Finding::pass(
-                            CheckRule::TagMatchesId,
-                            format!("{m} tagged {t}, the listen request's own id"),
-                        )
-                        .about(&sid)
-                        .noting(tag_note(Some(t), &sid)),
-                    );
-                } else {
-                    out.push(
-                        Finding::fail(
-                            CheckRule::TagMatchesId,
-                            format!(
-                                "{m} is tagged {t} ({}) but the listen id is {sid} ({})",
-                                json_type(t),
-                                json_type(&sid.to_value())
-                            ),
-                        )
-                        .about(&sid)
-                        .noting(tag_note(Some(t), &sid)),
-                    );
-                }
-            }
-        }
+        let mut out = tag_findings(m, tag.as_ref(), &sid);
         if m == method::SUBSCRIPTIONS_ACKNOWLEDGED {
-            if s.acked.is_some() {
-                out.push(
-                    Finding::fail(
-                        CheckRule::AckFirst,
-                        format!("a second acknowledgement for listen {sid}"),
-                    )
-                    .about(&sid)
-                    .noting(ACK_NOT_FIRST),
-                );
-                return out;
-            }
-            if !s.early {
-                out.push(
-                    Finding::pass(
-                        CheckRule::AckFirst,
-                        format!("the acknowledgement is the first message for listen {sid}"),
-                    )
-                    .about(&sid)
-                    .noting("acknowledgement, the first message for this subscription"),
-                );
-            }
-            let honoured = msg.param("notifications");
-            let (acked, finding) = compare_subset(&s.requested, honoured);
-            let note = subset_note(&s.requested, &acked);
-            s.acked = Some(acked);
-            out.push(finding.about(&sid).noting(note));
-            return out;
+            on_ack(s, &sid, msg, &mut out);
+        } else {
+            on_change(s, &sid, m, msg, &mut out);
         }
-        if s.acked.is_none() {
-            if !s.early {
-                out.push(
-                    Finding::fail(
-                        CheckRule::AckFirst,
-                        format!("{m} arrived for listen {sid} before its acknowledgement"),
-                    )
-                    .about(&sid),
-                );
+        out
+    }
+
+    /// On stdio a notification says which listen it is for only by its tag (deep-equal to the
+    /// listen's id), or, for a server cancel, by its requestId. `Err` holds what to report
+    /// when it belongs to no listen (nothing, for request-scoped traffic of other requests).
+    fn route_on_stdio(
+        &self,
+        m: &str,
+        msg: &Message,
+        tag: Option<&Value>,
+    ) -> Result<RequestId, Vec<Finding>> {
+        let Some(t) = tag else {
+            let is_sub_kind = m == method::SUBSCRIPTIONS_ACKNOWLEDGED
+                || NotificationKind::from_method(m).is_some();
+            if let Some(rid) = msg.cancelled_request()
+                && self.subscription(&rid).is_some()
+            {
+                return Ok(rid);
             }
-            s.early = true;
+            if is_sub_kind {
+                return Err(vec![Finding::fail(
+                    CheckRule::TagPresent,
+                    format!(
+                        "{m} arrived with no subscriptionId tag: on stdio nothing else says which subscription it belongs to"
+                    ),
+                )]);
+            }
+            // Request-scoped traffic (progress, message) for other requests.
+            return Err(vec![]);
+        };
+        if let Some(s) = self.subs.iter().rev().find(|s| &s.id.to_value() == t) {
+            return Ok(s.id.clone());
         }
         if m == method::PROGRESS || m == method::MESSAGE {
-            out.push(
-                Finding::fail(
-                    CheckRule::NoProgressOrMessage,
-                    format!("{m} on the listen stream of {sid}"),
-                )
-                .about(&sid),
-            );
-            return out;
+            return Err(vec![Finding::fail(
+                CheckRule::NoProgressOrMessage,
+                format!("{m} carries a subscription tag {t}: it never belongs to a subscription"),
+            )]);
         }
-        let Some(kind) = NotificationKind::from_method(m) else {
-            out.push(
-                Finding::fail(
-                    CheckRule::OnlyRequestedTypes,
-                    format!("{m} is not a notification a listen stream carries (listen {sid})"),
-                )
-                .about(&sid),
-            );
-            return out;
-        };
-        let mut uri = None;
-        if kind == NotificationKind::ResourceUpdated {
-            match msg.param("uri") {
-                Some(Value::String(u)) => {
-                    out.push(
-                        Finding::pass(CheckRule::UpdatedHasUri, format!("resources/updated for {u}"))
-                            .about(&sid),
-                    );
-                    uri = Some(u.clone());
-                }
-                other => out.push(
-                    Finding::fail(
-                        CheckRule::UpdatedHasUri,
-                        match other {
-                            None => format!("resources/updated for listen {sid} has no params.uri"),
-                            Some(v) => format!(
-                                "resources/updated for listen {sid} has params.uri {v} ({}), not a string",
-                                json_type(v)
-                            ),
-                        },
-                    )
-                    .about(&sid),
+        let near = self
+            .subs
+            .iter()
+            .rev()
+            .find(|s| loosely_equal(&s.id.to_value(), t));
+        Err(vec![match near {
+            Some(s) => Finding::fail(
+                CheckRule::TagMatchesId,
+                format!(
+                    "{m} is tagged {t} ({}) but the listen id is {} ({}): the tag must keep the id's JSON type",
+                    json_type(t),
+                    s.id,
+                    json_type(&s.id.to_value())
                 ),
-            }
+            )
+            .about(&s.id),
+            None => Finding::fail(
+                CheckRule::TagMatchesId,
+                format!("{m} is tagged {t}, which is no listen request's id on this channel (the id is the client's, never server-minted)"),
+            ),
+        }])
+    }
+}
+
+/// What a listen that is over (cancelled by the client, or answered) or being cancelled by the
+/// server makes of `m`; `None` while it is live and `m` is for judging.
+fn after_the_end(
+    s: &mut Subscription,
+    sid: &RequestId,
+    on_http: bool,
+    m: &str,
+) -> Option<Vec<Finding>> {
+    if s.cancelled {
+        return Some(vec![
+            Finding::fail(
+                CheckRule::NothingAfterCancel,
+                format!("{m} arrived for listen {sid} after the client cancelled it"),
+            )
+            .about(sid),
+        ]);
+    }
+    if m == method::CANCELLED {
+        if on_http {
+            return Some(vec![Finding::fail(
+                CheckRule::OnlyRequestedTypes,
+                format!("notifications/cancelled on the HTTP stream of listen {sid}: server-sent cancellation is scoped to stdio (TS CancelledNotification); on HTTP the server ends a listen with its result and closes the stream"),
+            ).about(sid)]);
         }
-        let asked = s.requested.wants(kind, uri.as_deref());
-        let acked = s
-            .acked
-            .as_ref()
-            .is_none_or(|a| a.wants(kind, uri.as_deref()));
-        let what = match &uri {
-            Some(u) => format!("{m} for {u}"),
-            None => m.to_owned(),
-        };
+        s.server_cancelled = true;
+        return Some(vec![]);
+    }
+    if s.answered {
+        return Some(vec![
+            Finding::fail(
+                CheckRule::NothingAfterResult,
+                format!("{m} arrived for listen {sid} after its closing result"),
+            )
+            .about(sid),
+        ]);
+    }
+    None
+}
+
+/// The tag of `m` on listen `sid` (on stdio it was found by the tag, so it is present and equal).
+fn tag_findings(m: &str, tag: Option<&Value>, sid: &RequestId) -> Vec<Finding> {
+    let Some(t) = tag else {
+        return vec![
+            Finding::fail(
+                CheckRule::TagPresent,
+                format!("{m} on the stream of listen {sid} has no params._meta io.modelcontextprotocol/subscriptionId"),
+            )
+            .about(sid)
+            .noting(tag_note(None, sid)),
+        ];
+    };
+    let matches = if t == &sid.to_value() {
+        Finding::pass(
+            CheckRule::TagMatchesId,
+            format!("{m} tagged {t}, the listen request's own id"),
+        )
+    } else {
+        Finding::fail(
+            CheckRule::TagMatchesId,
+            format!(
+                "{m} is tagged {t} ({}) but the listen id is {sid} ({})",
+                json_type(t),
+                json_type(&sid.to_value())
+            ),
+        )
+    };
+    vec![
+        Finding::pass(CheckRule::TagPresent, format!("{m} is tagged")).about(sid),
+        matches.about(sid).noting(tag_note(Some(t), sid)),
+    ]
+}
+
+/// The acknowledgement: the first message of the listen, once, with the honoured subset.
+fn on_ack(s: &mut Subscription, sid: &RequestId, msg: &Message, out: &mut Vec<Finding>) {
+    if s.acked.is_some() {
         out.push(
-            match (asked, acked) {
-                (true, true) => Finding::pass(
-                    CheckRule::OnlyRequestedTypes,
-                    format!("{what}: requested and acknowledged"),
-                ),
-                (false, _) => Finding::fail(
-                    CheckRule::OnlyRequestedTypes,
-                    format!("{what} arrived on listen {sid}, which did not ask for it (asked: {})", describe(&s.requested)),
-                ),
-                (true, false) => Finding::fail(
-                    CheckRule::OnlyRequestedTypes,
-                    format!("{what} arrived on listen {sid}, but the acknowledgement left it out (honoured: {})", s.acked.as_ref().map(describe).unwrap_or_default()),
-                ),
-            }
-            .about(&sid),
+            Finding::fail(
+                CheckRule::AckFirst,
+                format!("a second acknowledgement for listen {sid}"),
+            )
+            .about(sid)
+            .noting(ACK_NOT_FIRST),
         );
-        s.delivered.push(m.to_owned());
-        out
+        return;
+    }
+    if !s.early {
+        out.push(
+            Finding::pass(
+                CheckRule::AckFirst,
+                format!("the acknowledgement is the first message for listen {sid}"),
+            )
+            .about(sid)
+            .noting("acknowledgement, the first message for this subscription"),
+        );
+    }
+    let honoured = msg.param("notifications");
+    let (acked, finding) = compare_subset(&s.requested, honoured);
+    let note = subset_note(&s.requested, &acked);
+    s.acked = Some(acked);
+    out.push(finding.about(sid).noting(note));
+}
+
+/// Anything but the acknowledgement on a live listen: after the ack, a kind a listen carries,
+/// asked for and acknowledged.
+fn on_change(
+    s: &mut Subscription,
+    sid: &RequestId,
+    m: &str,
+    msg: &Message,
+    out: &mut Vec<Finding>,
+) {
+    if s.acked.is_none() {
+        if !s.early {
+            out.push(
+                Finding::fail(
+                    CheckRule::AckFirst,
+                    format!("{m} arrived for listen {sid} before its acknowledgement"),
+                )
+                .about(sid),
+            );
+        }
+        s.early = true;
+    }
+    if m == method::PROGRESS || m == method::MESSAGE {
+        out.push(
+            Finding::fail(
+                CheckRule::NoProgressOrMessage,
+                format!("{m} on the listen stream of {sid}"),
+            )
+            .about(sid),
+        );
+        return;
+    }
+    let Some(kind) = NotificationKind::from_method(m) else {
+        out.push(
+            Finding::fail(
+                CheckRule::OnlyRequestedTypes,
+                format!("{m} is not a notification a listen stream carries (listen {sid})"),
+            )
+            .about(sid),
+        );
+        return;
+    };
+    let uri = if kind == NotificationKind::ResourceUpdated {
+        updated_uri(sid, msg, out)
+    } else {
+        None
+    };
+    let asked = s.requested.wants(kind, uri.as_deref());
+    let acked = s
+        .acked
+        .as_ref()
+        .is_none_or(|a| a.wants(kind, uri.as_deref()));
+    let what = match &uri {
+        Some(u) => format!("{m} for {u}"),
+        None => m.to_owned(),
+    };
+    out.push(
+        match (asked, acked) {
+            (true, true) => Finding::pass(
+                CheckRule::OnlyRequestedTypes,
+                format!("{what}: requested and acknowledged"),
+            ),
+            (false, _) => Finding::fail(
+                CheckRule::OnlyRequestedTypes,
+                format!("{what} arrived on listen {sid}, which did not ask for it (asked: {})", describe(&s.requested)),
+            ),
+            (true, false) => Finding::fail(
+                CheckRule::OnlyRequestedTypes,
+                format!("{what} arrived on listen {sid}, but the acknowledgement left it out (honoured: {})", s.acked.as_ref().map(describe).unwrap_or_default()),
+            ),
+        }
+        .about(sid),
+    );
+    s.delivered.push(m.to_owned());
+}
+
+/// A resources/updated names its resource in `params.uri`, a string: the URI, judged.
+fn updated_uri(sid: &RequestId, msg: &Message, out: &mut Vec<Finding>) -> Option<String> {
+    match msg.param("uri") {
+        Some(Value::String(u)) => {
+            out.push(
+                Finding::pass(
+                    CheckRule::UpdatedHasUri,
+                    format!("resources/updated for {u}"),
+                )
+                .about(sid),
+            );
+            Some(u.clone())
+        }
+        other => {
+            out.push(
+                Finding::fail(
+                    CheckRule::UpdatedHasUri,
+                    match other {
+                        None => format!("resources/updated for listen {sid} has no params.uri"),
+                        Some(v) => format!(
+                            "resources/updated for listen {sid} has params.uri {v} ({}), not a string",
+                            json_type(v)
+                        ),
+                    },
+                )
+                .about(sid),
+            );
+            None
+        }
     }
 }
 

@@ -73,8 +73,14 @@ pub struct Args {
     /// One JSON object per event instead of text.
     #[arg(long)]
     pub json: bool,
-    /// How long the careful client waits for an acknowledgement before it cancels and retries.
-    #[arg(long, value_name = "MS", default_value_t = 2000)]
+    /// How long the careful client waits for an acknowledgement before it cancels and retries
+    /// (a scenario that is about a missing ack sets its own).
+    #[arg(
+        long,
+        value_name = "MS",
+        default_value_t = 2000,
+        env = "MCP_TUTOR_ACK_TIMEOUT"
+    )]
     pub ack_timeout: u64,
     /// Start the bundled server with this fault switched on (repeatable; see `fault` in the lab).
     #[arg(long = "fault", value_name = "NAME")]

@@ -116,6 +116,9 @@ pub fn grade_from_ticks(card: &Card, ticks: &str) -> Result<Grade, String> {
         unchecked: vec![],
         suggested_rating: rating_for(v),
         truncated: false,
+        certainty: None,
+        untuned: false,
+        signals: Default::default(),
     })
 }
 
@@ -140,6 +143,9 @@ fn right_or_wrong(card: &Card, ticks: &str) -> Grade {
         unchecked: vec![],
         suggested_rating: rating_for(v),
         truncated: false,
+        certainty: None,
+        untuned: false,
+        signals: Default::default(),
     }
 }
 

@@ -149,6 +149,9 @@ mod tests {
                 Verdict::Fail => Rating::Again,
             },
             truncated: false,
+            certainty: None,
+            untuned: false,
+            signals: Default::default(),
         }
     }
 

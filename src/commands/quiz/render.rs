@@ -268,6 +268,14 @@ impl Screen {
             // `+ 0.0` turns a negative zero into "0%".
             grade.score.max(0.0) * 100.0 + 0.0
         ));
+        if grade.confidence == crate::grader::Confidence::Unsure {
+            let why = if grade.untuned {
+                "not sure: nobody has measured the rules on this card yet (it has no tuned answers), so your rating decides"
+            } else {
+                "not sure: the rules cannot vouch for this verdict, so your rating decides"
+            };
+            self.para(&dim(why), "", "");
+        }
         let grade = &order_checklist(card, grade);
         for l in crate::term::checklist(grade, self.plain, self.width) {
             self.verbatim(&l);

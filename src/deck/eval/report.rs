@@ -18,7 +18,7 @@ fn pct(a: usize, b: usize) -> String {
 
 fn summary(name: &str, t: &Tally) -> String {
     format!(
-        "{name:<9} {} answers: verdicts agree {} ({}/{}); fully agree {}; false red flags on {} of {} answers stating no misconception; misconceptions caught {} ({}/{}), failed or unsure {}; sure of {} verdicts, right when sure {} ({}/{}); near misses reported {}/{}\n",
+        "{name:<9} {} answers: verdicts agree {} ({}/{}); fully agree {}; false red flags on {} of {} answers stating no misconception ({}); misconceptions caught {} ({}/{}), failed or unsure {}; sure of {} verdicts, right when sure {} ({}/{}); near misses reported {}/{}\n",
         t.answers,
         pct(t.verdicts_agree, t.answers),
         t.verdicts_agree,
@@ -26,6 +26,7 @@ fn summary(name: &str, t: &Tally) -> String {
         pct(t.agree, t.answers),
         t.falsely_flagged,
         t.clean,
+        pct(t.falsely_flagged, t.clean),
         pct(t.caught, t.misconceived),
         t.caught,
         t.misconceived,

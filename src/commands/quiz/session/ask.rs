@@ -125,13 +125,13 @@ impl Session {
         let seconds = self.measured(started);
         let text = lines.join("\n");
         let grade = self.grade_typed(card, &text);
-        Ok(QuestionReply::Answered(Answer {
+        Ok(QuestionReply::Answered(Box::new(Answer {
             text,
             seconds,
             hints,
             deeper,
             grade,
-        }))
+        })))
     }
 
     /// The answer prompt: the time targets on the first line, the time so far after it.

@@ -36,13 +36,6 @@ struct Judged {
     agreed: bool,
 }
 
-impl Pending {
-    /// The learner settled an unsure verdict: the grade rated and kept is the settled one.
-    pub(super) fn settle(&mut self, g: &Grade) {
-        self.grade = g.clone();
-    }
-}
-
 const SPINNER: [&str; 8] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧"];
 
 impl Session {

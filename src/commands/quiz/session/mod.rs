@@ -71,7 +71,7 @@ struct Outcome {
 }
 
 enum QuestionReply {
-    Answered(Answer),
+    Answered(Box<Answer>),
     Skip,
     Undo,
     Quit,
@@ -314,7 +314,7 @@ impl Session {
                     true
                 }
                 QuestionReply::Answered(answer) => {
-                    self.rate_answer(&key, &card, &shown, is_followup, answer, input)?
+                    self.rate_answer(&key, &card, &shown, is_followup, *answer, input)?
                 }
             };
             if !go_on {
@@ -354,6 +354,8 @@ impl Session {
                 fresh: self.fresh(key),
             }
         };
+        // Asked before the card's answer is on screen, never after it.
+        let grade = self.settle(grade, input)?;
         self.revealed.insert(key.to_owned());
         if !self.args.interviewer {
             self.screen.feedback(key, &shown.card, &grade, seconds);
@@ -362,7 +364,6 @@ impl Session {
                 .feedback_as("interviewer's ticks", key, &shown.card, &grade, seconds);
         }
         let grade = self.second_opinion(key, card, &text, grade, effort);
-        let grade = self.settle(grade, input)?;
         let sugg = rating::suggest(&grade, &effort);
         let stored = shown.canonical(card, &grade);
         match self.rate(&shown.card, &sugg, effort.deeper_before, input)? {

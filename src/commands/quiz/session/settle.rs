@@ -1,8 +1,8 @@
-//! An unsure verdict settled before rating: the grader could not check a statement of the
-//! answer (or missed a required point while saying things it could not check), so the quiz
-//! asks the learner one short question with the card's answer on screen, and the reply can
-//! change the verdict (see `grader::settle`). Only a person at a terminal is asked: a script's
-//! next line is its rating, not a reply.
+//! An unsure verdict settled fairly, before the card's answer is shown: the grader could not
+//! check a statement nothing credited, so the quiz asks whether the learner keeps it or takes
+//! it back (see `grader::settle`). No reply credits a point or lifts a verdict, so a script
+//! (never asked: its next line is its rating) and a person who keeps the statement are graded
+//! the same.
 
 use super::Session;
 use crate::commands::quiz::input::{Input, Line};
@@ -18,25 +18,18 @@ impl Session {
             return Ok(grade);
         };
         let mut g = grade;
+        let before_unchecked = g.unchecked.len();
         self.screen.prose(&q.prompt());
         for _ in 0..3 {
             let reply = match input.read("> ", false)? {
                 Line::Text(t) => t,
                 Line::Eof | Line::Interrupted => break,
             };
-            let before = g.verdict;
             match settle::apply(&mut g, &q, &reply) {
                 Ok(()) => {
-                    if g.verdict != before {
-                        self.screen.line(&format!(
-                            "{} {} → {}",
-                            dim("verdict:"),
-                            before.name(),
-                            g.verdict.name()
-                        ));
-                    }
-                    if let Some(p) = self.pending.as_mut() {
-                        p.settle(&g);
+                    if g.unchecked.len() < before_unchecked {
+                        self.screen
+                            .line(&dim("taken back: graded without that statement"));
                     }
                     return Ok(g);
                 }
