@@ -11,12 +11,14 @@
 //! - every key point and card red flag has a stable name (`ack-first`, not `p1`): the graded
 //!   corpus and the review log refer to them, and a position changes when a point is inserted;
 //! - a card never prints its answer before it is asked: a `tension` banner (shown above the
-//!   question) must not earn a required point of its own card when graded as an answer;
+//!   question) must not earn a required point of its own card when graded as an answer, nor, on
+//!   a choice card, use the words that set a right option apart from the wrong ones;
 //! - "exactly" only where the name is the question: a required point whose label says
 //!   "exactly" belongs to a question that asks for a name;
 //! - the right option is not the longest too often (choice cards per deck, and the lab's
 //!   scenario predictions, [`length_bias`]): a learner who picks the longest option should not
-//!   beat chance;
+//!   beat chance; and a multi-answer card's right options are not all the longest
+//!   ([`multi_answer_longest`]), where a learner ticking the longest wins the whole card;
 //! - the file is TOML 1.0 ([`super::toml10`]), so authors can use their own tools.
 
 use super::locate::Locator;
@@ -41,6 +43,7 @@ pub fn check(deck: &Deck, text: &str) -> Vec<DeckError> {
         letter_answer(&loc, i, card, &mut errors);
         stable_ids(&loc, i, card, &mut errors);
         tension_leak(&loc, i, card, &mut errors);
+        multi_answer_longest(&loc, i, card, &mut errors);
         exactly_without_name(&loc, i, card, &mut errors);
         super::facts_tested::check(&loc, i, card, &mut errors);
     }
@@ -71,11 +74,30 @@ pub fn check(deck: &Deck, text: &str) -> Vec<DeckError> {
 }
 
 /// A `tension` banner is shown above the question: graded as an answer to its own card, it
-/// must earn no required point, or copying it back passes.
+/// must earn no required point, or copying it back passes. A choice card has no points, so
+/// there the banner must not give a right option away ([`banner_gives_away`]).
 fn tension_leak(loc: &Locator<'_>, i: usize, card: &Card, errors: &mut Vec<DeckError>) {
     let Some(banner) = card.tension.as_deref().filter(|t| !t.trim().is_empty()) else {
         return;
     };
+    if card.kind.picks_options() {
+        if let Some(words) = banner_gives_away(card, banner) {
+            errors.push(loc.field(
+                i,
+                "tension",
+                format!(
+                    "card `{}`'s tension banner, shown above the question, gives its right option away: it says {}, which set that option apart from the wrong ones; say only that the texts disagree, not what they say",
+                    card.id,
+                    words
+                        .iter()
+                        .map(|w| format!("\"{w}\""))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            ));
+        }
+        return;
+    }
     let g = crate::grader::grade(card, banner);
     let leaked: Vec<&str> = g
         .points
@@ -95,6 +117,91 @@ fn tension_leak(loc: &Locator<'_>, i: usize, card: &Card, errors: &mut Vec<DeckE
                     .map(|l| format!("\"{l}\""))
                     .collect::<Vec<_>>()
                     .join(", ")
+            ),
+        ));
+    }
+}
+
+/// The words of a text as the grader keys them (stemmed, synonym-classed), each with its first
+/// spelling; function and generic words say nothing about which option is right, so they are
+/// left out. Identifiers (`resultType`, `notifications/cancelled`, `-32602`) stay one word.
+fn content_words(text: &str) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    for raw in text.split(|c: char| !(c.is_alphanumeric() || matches!(c, '_' | '-' | '/' | '.'))) {
+        let w = raw.trim_matches(|c: char| matches!(c, '-' | '/' | '.'));
+        if w.chars().count() < 2 || crate::grader::is_common_word(w) {
+            continue;
+        }
+        let key = crate::grader::word_key(w);
+        if !out.iter().any(|(k, _)| *k == key) {
+            out.push((key, w.to_string()));
+        }
+    }
+    out
+}
+
+/// Whether a choice card's `banner` gives a right option away: it uses at least half of the
+/// words that option alone has (in no wrong option and not in the question, which is on screen
+/// anyway), and at least two of them when the option has two or more. Returns the words used.
+pub fn banner_gives_away(card: &Card, banner: &str) -> Option<Vec<String>> {
+    let said: Vec<String> = content_words(banner).into_iter().map(|(k, _)| k).collect();
+    let shared: Vec<String> = card
+        .choices
+        .iter()
+        .filter(|o| !o.correct)
+        .map(|o| o.text.as_str())
+        .chain([card.question.as_str()])
+        .flat_map(content_words)
+        .map(|(k, _)| k)
+        .collect();
+    card.choices.iter().filter(|o| o.correct).find_map(|o| {
+        let own: Vec<(String, String)> = content_words(&o.text)
+            .into_iter()
+            .filter(|(k, _)| !shared.contains(k))
+            .collect();
+        let used: Vec<String> = own
+            .iter()
+            .filter(|(k, _)| said.contains(k))
+            .map(|(_, w)| w.clone())
+            .collect();
+        let leaks =
+            !used.is_empty() && used.len() >= own.len().min(2) && used.len() * 2 >= own.len();
+        leaks.then_some(used)
+    })
+}
+
+/// A multi-answer choice card whose right options are all at least as long as every wrong one:
+/// a learner who ticks the longest options gets the whole card right. Ties count, since the
+/// learner then guesses between a few options instead of all of them.
+fn multi_answer_longest(loc: &Locator<'_>, i: usize, card: &Card, errors: &mut Vec<DeckError>) {
+    if !card.kind.picks_options() {
+        return;
+    }
+    let len = |t: &str| t.trim().chars().count();
+    let right: Vec<usize> = card
+        .choices
+        .iter()
+        .filter(|o| o.correct)
+        .map(|o| len(&o.text))
+        .collect();
+    let wrong: Vec<usize> = card
+        .choices
+        .iter()
+        .filter(|o| !o.correct)
+        .map(|o| len(&o.text))
+        .collect();
+    let (Some(&shortest_right), Some(&longest_wrong)) = (right.iter().min(), wrong.iter().max())
+    else {
+        return;
+    };
+    if right.len() >= 2 && shortest_right >= longest_wrong {
+        errors.push(loc.card(
+            i,
+            format!(
+                "multi-answer card `{}`: its {} right options are its {} longest (shortest right {shortest_right} characters, longest wrong {longest_wrong}), so ticking the longest wins; lengthen a wrong option or tighten a right one",
+                card.id,
+                right.len(),
+                right.len()
             ),
         ));
     }

@@ -775,3 +775,159 @@ fn symlink_loops_fifos_and_built_in_id_clashes_are_reported_never_hung_on() {
         .stderr(contains("fifo.toml: is not a regular file"))
         .stderr(contains("deck id `subscriptions` is already used"));
 }
+
+/// Writes `deck` as `name` in a fresh temp dir; returns the dir (kept alive) and the file's path.
+fn planted(name: &str, deck: &str) -> (tempfile::TempDir, String) {
+    let d = tmp();
+    let p = d.path().join(name);
+    std::fs::write(&p, deck).expect("write deck");
+    let p = p.to_string_lossy().into_owned();
+    (d, p)
+}
+
+/// A three-option choice card on the closing message; `tension` and the options vary per test.
+fn choice_deck(id: &str, tension: &str, options: &[(&str, bool)], answer: &str) -> String {
+    let mut d = format!(
+        "[deck]\nid = \"planted\"\ntitle = \"Planted\"\n\n[[cards]]\nid = \"{id}\"\nkind = \"choice\"\nquestion = \"Which message ends the subscription whose listen request had id `tutor-7`?\"\nfacts = [19]\nspec = [\"SUB §Graceful Closure\"]\n{tension}\n"
+    );
+    for (text, right) in options {
+        d.push_str(&format!(
+            "\n[[cards.choices]]\ntext = \"{text}\"\ncorrect = {right}\n"
+        ));
+    }
+    d.push_str(&format!(
+        "\n[cards.answer]\nseconds = 20\ntext = \"{answer}\"\n"
+    ));
+    d
+}
+
+const CLOSE_OPTIONS: &[(&str, bool)] = &[
+    (
+        "a notifications/subscriptions/closed notification tagged with the id",
+        false,
+    ),
+    (
+        "the listen request's own result, with resultType complete",
+        true,
+    ),
+    (
+        "an empty result {} carrying the same id and nothing more",
+        false,
+    ),
+];
+
+#[test]
+fn check_refuses_a_choice_cards_banner_that_gives_the_right_option_away() {
+    let t = tmp();
+    let leaky = choice_deck(
+        "close-leak",
+        "tension = \"The TS comment says the body is otherwise empty, but the right message is the listen's own result with resultType complete.\"",
+        CLOSE_OPTIONS,
+        "the listen request's own result, with resultType complete",
+    );
+    let (_d, f) = planted("leak.toml", &leaky);
+    let out = tutor(&t)
+        .args(["decks", "check", &f])
+        .assert()
+        .code(1)
+        .get_output()
+        .clone();
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!(
+            "error: {f}:11:1: card `close-leak`'s tension banner, shown above the question, gives its right option away: it says \"resultType\", \"complete\", which set that option apart from the wrong ones; say only that the texts disagree, not what they say\n1 problem in 1 deck, 1 card\n"
+        )
+    );
+
+    // A banner that says only that the texts disagree passes.
+    let fair = choice_deck(
+        "close-fair",
+        "tension = \"The texts describing this message's body were reworded over time, and not all of them were updated together.\"",
+        CLOSE_OPTIONS,
+        "the listen request's own result, with resultType complete",
+    );
+    let (_d, f) = planted("fair.toml", &fair);
+    tutor(&t)
+        .args(["decks", "check", &f])
+        .assert()
+        .success()
+        .stdout(contains("1 deck, 1 card: all checks and self-tests pass"));
+}
+
+#[test]
+fn check_refuses_a_multi_answer_card_whose_right_options_are_the_longest() {
+    let t = tmp();
+    let options: &[(&str, bool)] = &[
+        ("ack[2], ack[1], tools/list_changed[1]", true),
+        ("tools/list_changed[1], ack[1]", false),
+        (
+            "ack[1], tools/list_changed[1], ack[2], resources/updated[2]",
+            true,
+        ),
+        ("resources/updated[2], ack[2]", false),
+    ];
+    let answer = "ack[2], ack[1], tools/list_changed[1]; ack[1], tools/list_changed[1], ack[2], resources/updated[2]";
+    let (_d, f) = planted("long.toml", &choice_deck("by-length", "", options, answer));
+    let out = tutor(&t)
+        .args(["decks", "check", &f])
+        .assert()
+        .code(1)
+        .get_output()
+        .clone();
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!(
+            "error: {f}:6:1: multi-answer card `by-length`: its 2 right options are its 2 longest (shortest right 37 characters, longest wrong 29), so ticking the longest wins; lengthen a wrong option or tighten a right one\n1 problem in 1 deck, 1 card\n"
+        )
+    );
+
+    // A tie with the longest wrong option still leaves the learner only a few to guess among.
+    let tied: &[(&str, bool)] = &[
+        ("ack[2], ack[1], tools/list_changed[1]", true),
+        ("tools/list_changed[1], ack[1], ack[2]", false),
+        (
+            "ack[1], tools/list_changed[1], ack[2], resources/updated[2]",
+            true,
+        ),
+        ("resources/updated[2], ack[2]", false),
+    ];
+    let (_d, f) = planted("tied.toml", &choice_deck("tied", "", tied, answer));
+    tutor(&t)
+        .args(["decks", "check", &f])
+        .assert()
+        .code(1)
+        .stderr(contains(format!(
+            "error: {f}:6:1: multi-answer card `tied`: its 2 right options are its 2 longest (shortest right 37 characters, longest wrong 37)"
+        )));
+
+    // One wrong option longer than a right one: no tell.
+    let fair: &[(&str, bool)] = &[
+        ("ack[2], ack[1], tools/list_changed[1]", true),
+        (
+            "ack[2], tools/list_changed[1], ack[1], resources/updated[2]",
+            false,
+        ),
+        (
+            "ack[1], tools/list_changed[1], ack[2], resources/updated[2]",
+            true,
+        ),
+        ("resources/updated[2], ack[2]", false),
+    ];
+    let (_d, f) = planted("fair.toml", &choice_deck("fair", "", fair, answer));
+    tutor(&t)
+        .args(["decks", "check", &f])
+        .assert()
+        .success()
+        .stdout(contains("1 deck, 1 card: all checks and self-tests pass"));
+}
+
+#[test]
+fn shipped_decks_pass_check() {
+    let t = tmp();
+    tutor(&t)
+        .args(["decks", "check"])
+        .assert()
+        .success()
+        .stdout(contains("all checks and self-tests pass"));
+}

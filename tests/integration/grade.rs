@@ -329,7 +329,7 @@ fn choice_answers_by_letter_or_text() {
     // Prose naming a wrong option only to deny it picks nothing wrong.
     let g = grade(
         "demo/two-right",
-        "toolsListChanged and resourceSubscriptions, not subscriptions",
+        "toolsListChanged and resourceSubscriptions, not subscriptionFilters",
     );
     assert_eq!(g.verdict, Verdict::Pass, "{g:#?}");
     // A stray article is not option (a).

@@ -202,7 +202,7 @@ fn stats_name_a_wrong_pick_by_its_text_not_by_a_letter() {
     let shown = run("skip\n");
     let letter = shown
         .lines()
-        .find_map(|l| l.strip_prefix("  ")?.strip_suffix(". subscriptions"))
+        .find_map(|l| l.strip_prefix("  ")?.strip_suffix(". subscriptionFilters"))
         .unwrap_or_else(|| panic!("the wrong option is shown: {shown}"))
         .to_owned();
     run(&format!("{letter}\n\n"));
@@ -216,7 +216,7 @@ fn stats_name_a_wrong_pick_by_its_text_not_by_a_letter() {
         .stdout
         .clone();
     let out = String::from_utf8(out).unwrap();
-    assert!(out.contains("1× picked “subscriptions”"), "{out}");
+    assert!(out.contains("1× picked “subscriptionFilters”"), "{out}");
     assert!(!out.contains("picked ("), "{out}");
     assert!(out.contains("picks “toolsListChanged”"), "{out}");
 }
