@@ -43,6 +43,7 @@ pub use idents::near_miss;
 pub use kinds::{
     ClozeScan, choice_label, cloze_blanks, cloze_scan, golden_answer, named_line, order_display,
 };
+pub(crate) use kinds::{number_word, ordinal_word};
 pub use verdict::{
     Confidence, FlagHit, Grade, NearMiss, PointResult, Rating, Span, Unchecked, Verdict,
     rating_for, score_for, verdict_for,

@@ -9,51 +9,6 @@
 
 use crate::grader;
 
-const NUMBERS: [&str; 20] = [
-    "one",
-    "two",
-    "three",
-    "four",
-    "five",
-    "six",
-    "seven",
-    "eight",
-    "nine",
-    "ten",
-    "eleven",
-    "twelve",
-    "thirteen",
-    "fourteen",
-    "fifteen",
-    "sixteen",
-    "seventeen",
-    "eighteen",
-    "nineteen",
-    "twenty",
-];
-const ORDINALS: [&str; 20] = [
-    "first",
-    "second",
-    "third",
-    "fourth",
-    "fifth",
-    "sixth",
-    "seventh",
-    "eighth",
-    "ninth",
-    "tenth",
-    "eleventh",
-    "twelfth",
-    "thirteenth",
-    "fourteenth",
-    "fifteenth",
-    "sixteenth",
-    "seventeenth",
-    "eighteenth",
-    "nineteenth",
-    "twentieth",
-];
-
 /// A line named, and whether it was named as a line ("line 3", "the third line") rather than
 /// by a bare number ("the 3").
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -92,21 +47,12 @@ fn words(text: &str) -> Vec<(String, bool)> {
 }
 
 fn number(w: &str) -> Option<u32> {
-    w.parse::<u32>()
-        .ok()
-        .or_else(|| NUMBERS.iter().position(|n| *n == w).map(|i| i as u32 + 1))
+    w.parse::<u32>().ok().or_else(|| grader::number_word(w))
 }
 
 /// "third", "3rd", "4th".
 fn ordinal(w: &str) -> Option<u32> {
-    if let Some(i) = ORDINALS.iter().position(|n| *n == w) {
-        return Some(i as u32 + 1);
-    }
-    let digits = w.trim_end_matches(|c: char| c.is_ascii_alphabetic());
-    let suffix = &w[digits.len()..];
-    matches!(suffix, "st" | "nd" | "rd" | "th")
-        .then(|| digits.parse().ok())
-        .flatten()
+    grader::ordinal_word(w)
 }
 
 fn is_line(w: Option<&String>) -> bool {

@@ -48,14 +48,14 @@ pub(super) const ORDINAL_WORDS: &[&str] = &[
     "twentieth",
 ];
 
-pub(super) fn number_word(w: &str) -> Option<u32> {
+pub(crate) fn number_word(w: &str) -> Option<u32> {
     NUMBER_WORDS
         .iter()
         .position(|n| *n == w)
         .map(|i| i as u32 + 1)
 }
 
-pub(super) fn ordinal_word(w: &str) -> Option<u32> {
+pub(crate) fn ordinal_word(w: &str) -> Option<u32> {
     ORDINAL_WORDS
         .iter()
         .position(|n| *n == w)
