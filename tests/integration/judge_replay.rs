@@ -49,10 +49,13 @@ fn requests_for_two_cards_share_their_prefix_byte_for_byte() {
     let vb: Value = serde_json::from_str(&b).unwrap();
     let system = va["messages"][0]["content"].as_str().unwrap();
     assert_eq!(system, vb["messages"][0]["content"].as_str().unwrap());
-    assert!(
-        system.contains("\"id\":\"server-assigns-id\"") || system.contains("catalogue"),
-        "the catalogue is in the shared prefix"
-    );
+    // Every catalogue entry, once, in the shared prefix.
+    let ids = catalogue_ids(home.path());
+    assert_eq!(ids.len(), 46, "{ids:?}");
+    for id in &ids {
+        let entry = format!("{{\"id\":\"{id}\",");
+        assert_eq!(system.matches(&entry).count(), 1, "{id} in the prefix");
+    }
     assert_eq!(va["response_format"], vb["response_format"]);
     // Byte for byte, the two bodies agree through the whole system message.
     let common = a.bytes().zip(b.bytes()).take_while(|(x, y)| x == y).count();
@@ -67,10 +70,30 @@ fn requests_for_two_cards_share_their_prefix_byte_for_byte() {
         ua.ends_with("\"answer\": \"The ack comes first.\"\n}"),
         "{ua}"
     );
-    assert!(
-        !ua.contains("\"server-assigns-id\""),
-        "the catalogue is not repeated per card"
-    );
+    for id in &ids {
+        assert!(
+            !ua.contains(&format!("\"id\":\"{id}\"")),
+            "the catalogue entry {id} is not repeated in the card's part"
+        );
+    }
+}
+
+/// The catalogue's misconception ids, as `decks export` lists them.
+fn catalogue_ids(home: &Path) -> Vec<String> {
+    let out = clean(home)
+        .args(["decks", "export", "--format", "json"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let v: Value = serde_json::from_slice(&out).unwrap();
+    v["misconceptions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["id"].as_str().unwrap().to_owned())
+        .collect()
 }
 
 /// A corpus folder with `answers` (TOML `[[answers]]` blocks) as its held-out part for the
