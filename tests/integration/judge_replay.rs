@@ -13,23 +13,17 @@ use crate::support::*;
 
 /// The body `grade --judge-prompt` prints for `answer` to a built-in card.
 fn body(home: &Path, card: &str, answer: &str) -> String {
-    let out = clean(home)
-        .args([
-            "grade",
-            card,
-            answer,
-            "--judge-prompt",
-            "--judge-model",
-            "m",
-        ])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let v: Value = serde_json::from_slice(&out).unwrap();
+    let mut cmd = clean(home);
+    cmd.args([
+        "grade",
+        card,
+        answer,
+        "--judge-prompt",
+        "--judge-model",
+        "m",
+    ]);
     // As sent: compact.
-    v.to_string()
+    json_stdout(cmd).to_string()
 }
 
 #[test]
@@ -80,15 +74,9 @@ fn requests_for_two_cards_share_their_prefix_byte_for_byte() {
 
 /// The catalogue's misconception ids, as `decks export` lists them.
 fn catalogue_ids(home: &Path) -> Vec<String> {
-    let out = clean(home)
-        .args(["decks", "export", "--format", "json"])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let v: Value = serde_json::from_slice(&out).unwrap();
-    v["misconceptions"]
+    let mut cmd = clean(home);
+    cmd.args(["decks", "export", "--format", "json"]);
+    json_stdout(cmd)["misconceptions"]
         .as_array()
         .unwrap()
         .iter()

@@ -158,6 +158,12 @@ pub fn session(home: &Path, now: &str, args: &[&str], script: &str) -> String {
     String::from_utf8(out).unwrap()
 }
 
+/// Runs `cmd`, which must succeed, and parses its standard output as one JSON value.
+pub fn json_stdout(mut cmd: assert_cmd::Command) -> serde_json::Value {
+    let out = cmd.assert().success().get_output().stdout.clone();
+    serde_json::from_slice(&out).unwrap()
+}
+
 /// The review log as exported (JSON lines).
 pub fn export(home: &Path) -> Vec<serde_json::Value> {
     let out = tutor(home, DAY1)
