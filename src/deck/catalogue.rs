@@ -101,33 +101,14 @@ pub fn self_test() -> Vec<super::DeckError> {
     };
     let mut out = Vec::new();
     for m in &cat.misconceptions {
-        let (line, column) = super::locate::find_key_line(text, "id", &m.id, 0).unwrap_or((1, 1));
-        let mut at = |message: String| {
-            out.push(DeckError {
-                file: file.clone(),
-                line,
-                column,
-                message,
-            })
-        };
+        let mut at = |message| out.push(problem_at(&file, text, m, message));
         let Ok(mut card) = toml::from_str::<crate::card::Card>(
             "id = \"catalogue\"\nkind = \"recall\"\nquestion = \"\"",
         ) else {
             continue;
         };
-        card.red_flags = vec![m.clone()];
-        let mut used = std::collections::BTreeSet::new();
-        let mut unknown = Vec::new();
-        for f in &mut card.red_flags {
-            for r in &mut f.rules {
-                for g in r.groups_mut() {
-                    *g = vocab.expand_group(g, &mut unknown, &mut used);
-                }
-            }
-            for g in &mut f.guards {
-                *g = vocab.expand_group(g, &mut unknown, &mut used);
-            }
-        }
+        let (entry, unknown) = expanded(m, vocab);
+        card.red_flags = vec![entry];
         for u in unknown {
             at(format!(
                 "misconception `{}` names an unknown concept `@{u}`; define it in decks/concepts.toml",
@@ -170,49 +151,26 @@ pub fn truth_problems(decks: &[super::Deck]) -> Vec<super::DeckError> {
 }
 
 /// [`truth_problems`] for a catalogue read from `text`.
-#[allow(
-    clippy::too_many_lines,
-    reason = "one pass per entry: its truths graded on every card it reaches; split in the next pass"
-)]
 pub fn truth_problems_in(
     cat: &Catalogue,
     text: &str,
     decks: &[super::Deck],
 ) -> Vec<super::DeckError> {
-    use super::DeckError;
     let file = format!("decks/{CATALOGUE_FILE}");
     let Ok(vocab) = super::concepts::vocabulary() else {
         return Vec::new();
     };
     let mut out = Vec::new();
     for m in &cat.misconceptions {
-        let (line, column) = super::locate::find_key_line(text, "id", &m.id, 0).unwrap_or((1, 1));
-        let mut at = |message: String| {
-            out.push(DeckError {
-                file: file.clone(),
-                line,
-                column,
-                message,
-            });
-        };
+        let mut at = |message| out.push(problem_at(&file, text, m, message));
         if m.truths.is_empty() {
             at(format!(
                 "misconception `{}` carries no truth: add `truths = [\"...\"]`, a true statement close to the misconception that it must not fire on",
                 m.id
             ));
         }
-        // The entry as every card carries it: `@concepts` expanded, marked as the catalogue's.
-        let mut entry = m.clone();
-        entry.catalogue = true;
-        let (mut unknown, mut used) = (Vec::new(), std::collections::BTreeSet::new());
-        for r in &mut entry.rules {
-            for g in r.groups_mut() {
-                *g = vocab.expand_group(g, &mut unknown, &mut used);
-            }
-        }
-        for g in &mut entry.guards {
-            *g = vocab.expand_group(g, &mut unknown, &mut used);
-        }
+        // Unknown concepts are self_test's to report.
+        let (entry, _) = expanded(m, vocab);
         // Each card the entry reaches, with its own flags and this entry as its only catalogue one.
         let reached: Vec<(String, crate::card::Card)> = decks
             .iter()
@@ -257,6 +215,13 @@ pub fn truth_problems_in(
             }
         }
     }
+    out.extend(card_flags_with_truths(decks));
+    out
+}
+
+/// Truths belong to catalogue entries only; a card's own red flag has non-examples instead.
+fn card_flags_with_truths(decks: &[super::Deck]) -> Vec<super::DeckError> {
+    let mut out = Vec::new();
     for d in decks {
         for card in &d.cards {
             for f in card
@@ -264,7 +229,7 @@ pub fn truth_problems_in(
                 .iter()
                 .filter(|f| !f.catalogue && !f.truths.is_empty())
             {
-                out.push(DeckError {
+                out.push(super::DeckError {
                     file: d.source.clone(),
                     line: 0,
                     column: 0,
@@ -278,6 +243,34 @@ pub fn truth_problems_in(
         }
     }
     out
+}
+
+/// A problem with catalogue entry `m`, placed at its `id` in the catalogue file.
+fn problem_at(file: &str, text: &str, m: &RedFlag, message: String) -> super::DeckError {
+    let (line, column) = super::locate::find_key_line(text, "id", &m.id, 0).unwrap_or((1, 1));
+    super::DeckError {
+        file: file.to_owned(),
+        line,
+        column,
+        message,
+    }
+}
+
+/// Entry `m` as every card carries it: `@concepts` expanded, marked as the catalogue's; with
+/// the concept names the vocabulary lacks.
+fn expanded(m: &RedFlag, vocab: &super::concepts::Vocabulary) -> (RedFlag, Vec<String>) {
+    let mut entry = m.clone();
+    entry.catalogue = true;
+    let (mut unknown, mut used) = (Vec::new(), std::collections::BTreeSet::new());
+    for r in &mut entry.rules {
+        for g in r.groups_mut() {
+            *g = vocab.expand_group(g, &mut unknown, &mut used);
+        }
+    }
+    for g in &mut entry.guards {
+        *g = vocab.expand_group(g, &mut unknown, &mut used);
+    }
+    (entry, unknown)
 }
 
 #[cfg(test)]
