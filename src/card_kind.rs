@@ -100,6 +100,29 @@ pub enum Piece {
     Line(String),
 }
 
+/// The [`Kind`] methods of a prose-only kind: no field of its own, nothing shown beyond the
+/// question and the model answer. A macro, not default methods, so that every kind still
+/// says what it shows.
+macro_rules! prose_only {
+    () => {
+        fn own_fields(&self) -> &'static [&'static str] {
+            &[]
+        }
+        fn prompt(&self, _card: &Card) -> Vec<Piece> {
+            Vec::new()
+        }
+        fn reveal(&self, _card: &Card) -> Vec<Piece> {
+            Vec::new()
+        }
+        fn last_hint(&self, _card: &Card) -> Option<String> {
+            None
+        }
+        fn markdown(&self, _card: &Card, _out: &mut String) {}
+        fn anki_front(&self, _card: &Card, _out: &mut String) {}
+        fn anki_back(&self, _card: &Card, _out: &mut String) {}
+    };
+}
+
 /// What a kind means outside the model and the grader. No method has a default: a new kind
 /// says what it does at every one of them, or does not compile.
 pub trait Kind: Sync {
@@ -156,22 +179,7 @@ impl Kind for Recall {
             card.id
         ))]
     }
-    // Prose only: no field of its own, nothing shown beyond the question and the model answer.
-    fn own_fields(&self) -> &'static [&'static str] {
-        &[]
-    }
-    fn prompt(&self, _card: &Card) -> Vec<Piece> {
-        Vec::new()
-    }
-    fn reveal(&self, _card: &Card) -> Vec<Piece> {
-        Vec::new()
-    }
-    fn last_hint(&self, _card: &Card) -> Option<String> {
-        None
-    }
-    fn markdown(&self, _card: &Card, _out: &mut String) {}
-    fn anki_front(&self, _card: &Card, _out: &mut String) {}
-    fn anki_back(&self, _card: &Card, _out: &mut String) {}
+    prose_only!();
     fn hints(&self, card: &Card) -> Vec<String> {
         hints_by_points(self, card)
     }
@@ -214,22 +222,7 @@ impl Kind for NameIt {
             card.id
         ))]
     }
-    // Prose only: no field of its own, nothing shown beyond the question and the model answer.
-    fn own_fields(&self) -> &'static [&'static str] {
-        &[]
-    }
-    fn prompt(&self, _card: &Card) -> Vec<Piece> {
-        Vec::new()
-    }
-    fn reveal(&self, _card: &Card) -> Vec<Piece> {
-        Vec::new()
-    }
-    fn last_hint(&self, _card: &Card) -> Option<String> {
-        None
-    }
-    fn markdown(&self, _card: &Card, _out: &mut String) {}
-    fn anki_front(&self, _card: &Card, _out: &mut String) {}
-    fn anki_back(&self, _card: &Card, _out: &mut String) {}
+    prose_only!();
 }
 
 struct Cloze;
